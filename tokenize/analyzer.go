@@ -1,0 +1,25 @@
+// Package tokenize turns text into the terms that SQLite FTS5 indexes and
+// searches.
+//
+// FTS5's unicode61 tokenizer splits on spaces and punctuation only, so a
+// Japanese clause is one token and `ラーメン` never matches `昨日ラーメンを食べた`.
+// An Analyzer therefore rewrites text before it reaches FTS5: Index produces the
+// space-separated terms stored in the FTS table, and Terms produces the terms of
+// a query, which MatchQuery quotes into an FTS5 expression that no user text can
+// turn into FTS5 syntax.
+//
+// Three analyzers exist: "kagome" (the default: morphological segmentation with
+// the IPA dictionary, base forms), "bigram" (overlapping character bigrams of
+// CJK runs) and "raw" (the reference design's untouched text).
+package tokenize
+
+// Analyzer is a text-to-terms pipeline: normalize, segment, filter.
+// Implementations are safe for concurrent use.
+type Analyzer interface {
+	// Name identifies the analyzer; a store records it at creation.
+	Name() string
+	// Index returns the text to store in an FTS5 unicode61 column for text.
+	Index(text string) string
+	// Terms returns the query terms of text in order of appearance.
+	Terms(text string) []string
+}

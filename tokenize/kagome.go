@@ -1,0 +1,227 @@
+package tokenize
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/ikawaha/kagome-dict/ipa"
+	"github.com/ikawaha/kagome/v2/tokenizer"
+	"github.com/omoide/omoide/internal/pytext"
+)
+
+// KagomeName is the Name of the Kagome analyzer.
+const KagomeName = "kagome"
+
+// kagomeMode is the kagome segmentation mode of the Kagome analyzer.
+//
+// Search, not Normal: Search mode penalizes long all-kanji words, so compound
+// nouns that the IPA dictionary lists whole are split into their parts
+// (関西国際空港 → 関西 国際 空港, 国立国会図書館 → 国立 国会 図書館,
+// 株式会社 → 株式 会社). With Normal mode a query for 空港, 図書館 or 会社 does
+// not find those compounds; on ordinary sentences and katakana words both modes
+// segment alike (TestKagomeSearchModeRecall measures the difference). A query
+// for a whole compound still matches, because it is split the same way.
+const kagomeMode = tokenizer.Search
+
+// droppedPOS lists the IPA parts of speech (first feature) that carry no
+// content: symbols and punctuation, particles, auxiliary verbs and fillers.
+var droppedPOS = map[string]bool{
+	"記号":   true,
+	"助詞":   true,
+	"助動詞":  true,
+	"フィラー": true,
+}
+
+// kagomeDict is the lazily loaded IPA dictionary and the tokenizer over it,
+// the package's only mutable state. It is written once, under once.
+var kagomeDict struct {
+	once sync.Once
+	tok  *tokenizer.Tokenizer
+	err  error
+}
+
+// loadKagome returns the shared tokenizer, loading the IPA dictionary on first
+// use (about 0.8 s and 90 MB). A kagome Tokenizer is safe for concurrent use:
+// its methods have value receivers, the dictionary is only read, and each
+// Analyze call takes its own lattice from a sync.Pool.
+func loadKagome() (*tokenizer.Tokenizer, error) {
+	kagomeDict.once.Do(func() {
+		defer func() {
+			// ipa.Dict panics when its embedded dictionary cannot be read.
+			if r := recover(); r != nil {
+				kagomeDict.tok = nil
+				kagomeDict.err = fmt.Errorf("tokenize: load kagome IPA dictionary: %v", r)
+			}
+		}()
+		tok, err := tokenizer.New(ipa.Dict(), tokenizer.OmitBosEos())
+		if err != nil {
+			kagomeDict.err = fmt.Errorf("tokenize: create kagome tokenizer: %w", err)
+			return
+		}
+		kagomeDict.tok = tok
+	})
+	return kagomeDict.tok, kagomeDict.err
+}
+
+// Warm loads the Kagome analyzer's IPA dictionary now rather than on first use,
+// so that a store can pay the load (about 0.8 s, 90 MB) when it opens and
+// report a failure there. Later calls return at once, with the same result.
+func Warm() error {
+	_, err := loadKagome()
+	return err
+}
+
+// kagomeAnalyzer segments Japanese with kagome and the IPA dictionary.
+type kagomeAnalyzer struct {
+	mode tokenizer.TokenizeMode
+}
+
+// Kagome returns the default analyzer, shared and safe for concurrent use. Its
+// pipeline:
+//
+//   - normalize: NFKC, then lower-case;
+//   - segment: split into script runs (see scriptRuns). A run of Han, Hiragana
+//     and Katakana (with ー and 々) is segmented by kagome v2 with the IPA
+//     dictionary in search mode; any other run of letters and digits (Latin,
+//     digits, Hangul, ...) is one term, since kagome splits those oddly;
+//   - filter: kagome tokens whose part of speech is 記号 (symbol), 助詞
+//     (particle), 助動詞 (auxiliary verb) or フィラー (filler) are dropped, and
+//     every other token becomes its base form (食べ → 食べる), or its surface
+//     when it has none. Unknown words (a made-up name, a rare kanji) keep their
+//     surface whatever part of speech kagome guesses, so every Han or kana run
+//     the dictionary cannot place still yields terms. Tokens made only of ー
+//     or 々 are dropped.
+//
+// The dictionary is loaded on first use; call Warm to load it earlier. Should
+// it fail to load, which only a corrupt build can cause, each CJK run becomes
+// one term, as under Raw, and Warm reports the error.
+func Kagome() Analyzer { return kagomeAnalyzer{mode: kagomeMode} }
+
+// Name returns "kagome".
+func (kagomeAnalyzer) Name() string { return KagomeName }
+
+// Index returns all terms of text, repeats included, joined by single spaces.
+func (a kagomeAnalyzer) Index(text string) string {
+	var c collector
+	a.analyze(text, &c)
+	return c.index()
+}
+
+// Terms returns the terms of text without repeats, in order of first
+// appearance.
+func (a kagomeAnalyzer) Terms(text string) []string {
+	var c collector
+	a.analyze(text, &c)
+	return c.unique()
+}
+
+func (a kagomeAnalyzer) analyze(text string, c *collector) {
+	tok, err := loadKagome()
+	scriptRuns(normalize(text), func(kind runKind, run string) {
+		if kind != runCJK || err != nil {
+			c.add(run)
+			return
+		}
+		for run != "" {
+			var chunk string
+			chunk, run = cutRun(run)
+			for _, t := range tok.Analyze(chunk, a.mode) {
+				if term, ok := kagomeTerm(t); ok {
+					c.add(term)
+				}
+			}
+		}
+	})
+}
+
+// maxKagomeRun bounds the characters kagome segments at once. Kagome's work
+// grows with the square of the length of a run of one character class, since
+// an unknown word of up to 1024 characters starts at every position: 1024 ゎ
+// take 110 ms and 4096 take 2 s, against under 1 µs a character for ordinary
+// text. At 128 the worst case is about 15 µs a character, and ordinary
+// Japanese, which has punctuation far more often, is never cut.
+const maxKagomeRun = 128
+
+// cutRun splits a CJK run into a head of at most maxKagomeRun characters and
+// the rest. The cut goes at the last place in the second half of the head
+// where hiragana meets kanji or katakana (a particle or inflection usually
+// ends there and a content word begins), else at the last change between
+// kanji, hiragana and katakana, else after maxKagomeRun characters; never
+// before a combining mark.
+func cutRun(run string) (head, rest string) {
+	var (
+		n           int  // characters seen
+		prev        byte // class of the previous character
+		best, other int  // byte offsets of the preferred and any script cut
+	)
+	for i, r := range run {
+		if n == maxKagomeRun {
+			switch {
+			case best > 0:
+				return run[:best], run[best:]
+			case other > 0:
+				return run[:other], run[other:]
+			case !unicode.IsMark(r):
+				return run[:i], run[i:]
+			}
+			// The hard cut would separate a mark from its base: keep going
+			// to the first character that is not a mark.
+			continue
+		}
+		n++
+		if unicode.IsMark(r) {
+			continue // a mark belongs to the character before it
+		}
+		cls := kanaClass(r)
+		if n > maxKagomeRun/2 && prev != 0 && cls != prev {
+			other = i
+			if prev == 'h' {
+				best = i
+			}
+		}
+		prev = cls
+	}
+	return run, ""
+}
+
+// kanaClass classifies a CJK character for cutRun: 'h' hiragana, 'k' katakana
+// (with ー), 'c' kanji (with 々).
+func kanaClass(r rune) byte {
+	switch {
+	case unicode.Is(unicode.Hiragana, r):
+		return 'h'
+	case r == 'ー' || unicode.Is(unicode.Katakana, r):
+		return 'k'
+	}
+	return 'c'
+}
+
+// kagomeTerm is the filter stage for one kagome token: the term it yields and
+// whether it yields one.
+func kagomeTerm(t tokenizer.Token) (string, bool) {
+	switch t.Class {
+	case tokenizer.DUMMY:
+		return "", false // BOS and EOS
+	case tokenizer.UNKNOWN:
+		// The part of speech of an unknown word is a guess from its character
+		// class (kagome calls 𠮷 a symbol), so it is kept regardless.
+		return t.Surface, isContent(t.Surface)
+	}
+	if pos, _ := t.FeatureAt(0); droppedPOS[pos] {
+		return "", false
+	}
+	term := t.Surface
+	if base, ok := t.BaseForm(); ok && base != "" && base != "*" {
+		term = base
+	}
+	return term, isContent(term)
+}
+
+// isContent reports whether term is more than whitespace, ー and 々.
+func isContent(term string) bool {
+	return strings.ContainsFunc(term, func(r rune) bool {
+		return r != 'ー' && r != '々' && !pytext.IsSpace(r)
+	})
+}
