@@ -1,0 +1,36 @@
+// Package embed turns text into vectors for the episode store's KNN search.
+//
+// An Embedder is identified by its Identity (a name and a dimension). The
+// episode store records the identity it was created with and refuses to open
+// with another, so vectors from two different spaces are never mixed.
+//
+// Two embedders are provided. Hash (NewHash) is the offline default: a
+// deterministic hashing-trick vector of character n-grams and optional words.
+// It is lexical, not semantic: it finds texts that share characters and words,
+// not synonyms or paraphrases. OpenAI (NewOpenAI) calls any OpenAI-compatible
+// /embeddings endpoint (OpenAI, Ollama, llama.cpp server, vLLM, TEI, LM
+// Studio); use it with a real embedding model for neighbours by meaning.
+package embed
+
+import (
+	"context"
+	"fmt"
+)
+
+// Identity names a vector space: the embedder (and model) that produced the
+// vectors and their dimension.
+type Identity struct {
+	Name string // e.g. "hash-v1" or "openai:text-embedding-3-small"
+	Dim  int
+}
+
+// String returns "name/dim".
+func (id Identity) String() string { return fmt.Sprintf("%s/%d", id.Name, id.Dim) }
+
+// Embedder embeds texts in one batched call. Implementations must be safe for
+// concurrent use, return exactly one vector of Identity().Dim values per input
+// text, in order, and honour ctx cancellation.
+type Embedder interface {
+	Identity() Identity
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
