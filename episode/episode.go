@@ -1,0 +1,112 @@
+// Package episode defines the episode — one exchange between a person and the
+// companion — and Store, its SQLite home: an episodes table, an FTS5 index of
+// the analyzed text and a sqlite-vec vec0 index of the embeddings, kept
+// together in one transaction.
+package episode
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind is what an episode records. The values are the reference design's.
+type Kind int
+
+// Kinds of episode.
+const (
+	KindEpisode Kind = 1 // one exchange (the zero Kind is stored as this)
+	KindFact    Kind = 2
+	KindSummary Kind = 3
+	KindLoop    Kind = 7
+)
+
+// State is where an episode is in its life; search uses Raw, Validated and
+// Consolidated.
+type State int
+
+// States of an episode.
+const (
+	StateRaw          State = 0
+	StateValidated    State = 1
+	StateConsolidated State = 2
+	StateArchived     State = 3
+)
+
+// Sensitivity orders how private an episode is; a search admits episodes up to
+// a maximum.
+type Sensitivity int
+
+// Sensitivity levels.
+const (
+	SensitivityNormal  Sensitivity = 0
+	SensitivityPrivate Sensitivity = 1
+	SensitivitySecret  Sensitivity = 2
+)
+
+// DefaultSource is the Source of an episode stored without one.
+const DefaultSource = "chat"
+
+// Episode is one exchange: the person's message and the companion's reply.
+// A notification or reminder is stored with an empty ReplyText.
+type Episode struct {
+	ID          int64  // assigned by the store
+	User        string // the namespace: one person's memory
+	ExternalID  string // optional caller id; re-adding the same (User, ExternalID) is a no-op
+	UserText    string
+	ReplyText   string
+	OccurredAt  time.Time // stored with second precision
+	Kind        Kind
+	State       State
+	Sensitivity Sensitivity
+	Source      string // chat, notification, reminder, proactive, …
+}
+
+// ErrNotFound is returned by Get for an id the store does not hold.
+var ErrNotFound = errors.New("episode not found")
+
+// MaxUserLen is the longest User namespace accepted, in bytes.
+const MaxUserLen = 256
+
+// normalize fills defaults and validates e, naming the first problem found.
+func (e *Episode) normalize() error {
+	switch {
+	case e.User == "":
+		return errors.New("user is empty")
+	case len(e.User) > MaxUserLen:
+		return fmt.Errorf("user is %d bytes, longer than %d", len(e.User), MaxUserLen)
+	case !utf8.ValidString(e.User):
+		return errors.New("user is not valid UTF-8")
+	case !utf8.ValidString(e.ExternalID):
+		return errors.New("external id is not valid UTF-8")
+	case !utf8.ValidString(e.UserText):
+		return errors.New("user text is not valid UTF-8")
+	case !utf8.ValidString(e.ReplyText):
+		return errors.New("reply text is not valid UTF-8")
+	case !utf8.ValidString(e.Source):
+		return errors.New("source is not valid UTF-8")
+	case e.UserText == "" && e.ReplyText == "":
+		return errors.New("episode has neither user text nor reply text")
+	case e.OccurredAt.IsZero():
+		return errors.New("occurred_at is not set")
+	case e.Kind < 0, e.State < StateRaw || e.State > StateArchived, e.Sensitivity < SensitivityNormal || e.Sensitivity > SensitivitySecret:
+		return fmt.Errorf("kind %d, state %d or sensitivity %d out of range", e.Kind, e.State, e.Sensitivity)
+	}
+	if e.Kind == 0 {
+		e.Kind = KindEpisode
+	}
+	if e.Source == "" {
+		e.Source = DefaultSource
+	}
+	return nil
+}
+
+// EmbedText is the text an episode's vector is computed from: the user text
+// and the reply joined by a newline.
+func (e Episode) EmbedText() string {
+	if e.ReplyText == "" {
+		return e.UserText
+	}
+	return e.UserText + "\n" + e.ReplyText
+}

@@ -1,0 +1,166 @@
+package episode
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// SchemaVersion is the schema this package writes (PRAGMA user_version).
+const SchemaVersion = 1
+
+// migrations[i] moves a store from version i to version i+1. Each runs in the
+// same transaction as the version bump; add new ones at the end, never edit one
+// that has shipped.
+var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
+	migrateV1,
+}
+
+func migrateV1(ctx context.Context, tx *sql.Tx, dim int) error {
+	stmts := []string{
+		`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`,
+		`CREATE TABLE episodes (
+			id          INTEGER PRIMARY KEY,
+			user        TEXT NOT NULL,
+			external_id TEXT,
+			user_text   TEXT NOT NULL,
+			reply_text  TEXT NOT NULL,
+			occurred_at INTEGER NOT NULL,
+			kind        INTEGER NOT NULL,
+			state       INTEGER NOT NULL,
+			sensitivity INTEGER NOT NULL,
+			source      TEXT NOT NULL
+		) STRICT`,
+		`CREATE UNIQUE INDEX episodes_user_external ON episodes (user, external_id)`,
+		`CREATE INDEX episodes_user_time ON episodes (user, occurred_at)`,
+		// The analyzed text (tokenize.Analyzer.Index), one row per episode, rowid = episodes.id.
+		`CREATE VIRTUAL TABLE episodes_fts USING fts5 (user_text, reply_text, tokenize = 'unicode61')`,
+		vecTableSQL(dim),
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vecTableSQL creates the vector index. The user partitions it so that a KNN
+// scans one person's vectors; the metadata columns let the filters apply
+// inside the KNN.
+func vecTableSQL(dim int) string {
+	return `CREATE VIRTUAL TABLE episodes_vec USING vec0 (
+		episode_id  INTEGER PRIMARY KEY,
+		user        TEXT PARTITION KEY,
+		embedding   float[` + strconv.Itoa(dim) + `] distance_metric=cosine,
+		occurred_at INTEGER,
+		kind        INTEGER,
+		state       INTEGER,
+		sensitivity INTEGER
+	)`
+}
+
+const (
+	metaEmbedderName = "embedder_name"
+	metaEmbedderDim  = "embedder_dim"
+	metaAnalyzer     = "analyzer"
+)
+
+// migrate brings the schema to SchemaVersion and checks (or, for a new store,
+// records) the embedder identity and the analyzer. It returns the analyzer to
+// use.
+func (s *Store) migrate(ctx context.Context, id embed.Identity, analyzer tokenize.Analyzer) (tokenize.Analyzer, error) {
+	tx, err := s.db.BeginTx(ctx, nil) // immediate: one process migrates at a time
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return nil, fmt.Errorf("read schema version: %w", err)
+	}
+	if version > SchemaVersion {
+		return nil, fmt.Errorf("schema version %d is newer than this omoide's %d", version, SchemaVersion)
+	}
+	fresh := version == 0
+	for v := version; v < SchemaVersion; v++ {
+		if err := migrations[v](ctx, tx, id.Dim); err != nil {
+			return nil, fmt.Errorf("migrate schema %d -> %d: %w", v, v+1, err)
+		}
+	}
+	if fresh {
+		if analyzer == nil {
+			analyzer = tokenize.Kagome()
+		}
+		for k, v := range map[string]string{metaEmbedderName: id.Name, metaEmbedderDim: strconv.Itoa(id.Dim), metaAnalyzer: analyzer.Name()} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)`, k, v); err != nil {
+				return nil, fmt.Errorf("record %s: %w", k, err)
+			}
+		}
+	} else {
+		meta, err := readMeta(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		stored := embed.Identity{Name: meta[metaEmbedderName]}
+		stored.Dim, _ = strconv.Atoi(meta[metaEmbedderDim])
+		if stored != id {
+			return nil, fmt.Errorf("the store holds vectors of embedder %s, not %s: open it with %s, or re-embed it", stored, id, stored)
+		}
+		name := meta[metaAnalyzer]
+		if analyzer == nil {
+			if analyzer, err = tokenize.ByName(name); err != nil {
+				return nil, fmt.Errorf("recorded analyzer: %w", err)
+			}
+		} else if analyzer.Name() != name {
+			return nil, fmt.Errorf("the store's text index was built with analyzer %q, not %q", name, analyzer.Name())
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `PRAGMA user_version = `+strconv.Itoa(SchemaVersion)); err != nil {
+		return nil, fmt.Errorf("write schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit schema: %w", err)
+	}
+	return analyzer, nil
+}
+
+func readMeta(ctx context.Context, tx *sql.Tx) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT key, value FROM meta`)
+	if err != nil {
+		return nil, fmt.Errorf("read meta: %w", err)
+	}
+	defer rows.Close()
+	meta := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("read meta: %w", err)
+		}
+		meta[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read meta: %w", err)
+	}
+	if meta[metaEmbedderName] == "" || meta[metaAnalyzer] == "" {
+		return nil, errors.New("read meta: embedder or analyzer not recorded")
+	}
+	return meta, nil
+}
+
+// Meta describes a store: its schema version, embedder identity and analyzer.
+type Meta struct {
+	SchemaVersion int
+	Embedder      embed.Identity
+	Analyzer      string
+}
+
+// Meta returns the store's recorded identity.
+func (s *Store) Meta() Meta {
+	return Meta{SchemaVersion: SchemaVersion, Embedder: s.embedder.Identity(), Analyzer: s.analyzer.Name()}
+}

@@ -1,0 +1,110 @@
+package episode
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Filter restricts a search. The zero Filter admits every kind and state,
+// sensitivity Normal only, at any time.
+type Filter struct {
+	Kinds          []Kind      // nil: any kind
+	States         []State     // nil: any state
+	MaxSensitivity Sensitivity // admit episodes up to this sensitivity
+	Since          time.Time   // zero: no lower bound on OccurredAt
+}
+
+// Hit is one search result: an episode id and the engine's score (cosine
+// distance for KNN, bm25 for BM25: lower is better for both).
+type Hit struct {
+	ID    int64
+	Score float64
+}
+
+// where renders the filter as SQL conditions over columns with the given
+// prefix, appending the arguments.
+func (f Filter) where(prefix string, args []any) (string, []any) {
+	var b strings.Builder
+	if len(f.Kinds) > 0 {
+		b.WriteString(" AND " + prefix + "kind IN (" + placeholders(len(f.Kinds)) + ")")
+		for _, k := range f.Kinds {
+			args = append(args, int(k))
+		}
+	}
+	if len(f.States) > 0 {
+		b.WriteString(" AND " + prefix + "state IN (" + placeholders(len(f.States)) + ")")
+		for _, s := range f.States {
+			args = append(args, int(s))
+		}
+	}
+	b.WriteString(" AND " + prefix + "sensitivity <= ?")
+	args = append(args, int(f.MaxSensitivity))
+	if !f.Since.IsZero() {
+		b.WriteString(" AND " + prefix + "occurred_at >= ?")
+		args = append(args, f.Since.Unix())
+	}
+	return b.String(), args
+}
+
+// KNN returns the k nearest episodes of user to vec by cosine distance,
+// nearest first, with the filter applied inside the vector scan.
+func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Filter) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	blob, err := s.vectorBlob(vec)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: knn: %w", err)
+	}
+	cond, args := f.where("", []any{blob, k, user})
+	rows, err := s.db.QueryContext(ctx, `SELECT episode_id, distance FROM episodes_vec
+		WHERE embedding MATCH ? AND k = ? AND user = ?`+cond+` ORDER BY distance`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: knn: %w", err)
+	}
+	return scanHits(rows, "knn")
+}
+
+// BM25 returns up to k episodes of user matching the FTS5 expression match
+// (built with tokenize.MatchQuery), best bm25 first, ties by id. An empty match
+// returns nothing without querying.
+func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) ([]Hit, error) {
+	if k <= 0 || match == "" {
+		return nil, nil
+	}
+	cond, args := f.where("e.", []any{match, user})
+	args = append(args, k)
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, bm25(episodes_fts) AS score
+		FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
+		WHERE episodes_fts MATCH ? AND e.user = ?`+cond+`
+		ORDER BY score, e.id LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: bm25: %w", err)
+	}
+	return scanHits(rows, "bm25")
+}
+
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+func scanHits(rows rowScanner, what string) ([]Hit, error) {
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, fmt.Errorf("episode store: %s: %w", what, err)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: %s: %w", what, err)
+	}
+	return hits, nil
+}

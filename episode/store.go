@@ -1,0 +1,464 @@
+package episode
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver; build with -tags sqlite_fts5
+
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// DefaultBusyTimeout is how long a writer waits for another writer's lock.
+const DefaultBusyTimeout = 10 * time.Second
+
+// Options configure Open.
+type Options struct {
+	// Embedder computes episode vectors. Required. Its Identity must match the
+	// one the store was created with.
+	Embedder embed.Embedder
+	// Analyzer produces the FTS5 text. nil means: the analyzer recorded in an
+	// existing store, or tokenize.Kagome() for a new one. A non-nil analyzer
+	// must match the recorded one.
+	Analyzer tokenize.Analyzer
+	// BusyTimeout bounds the wait for the write lock; 0 means DefaultBusyTimeout.
+	BusyTimeout time.Duration
+}
+
+// Store holds episodes in one SQLite database file: the episodes table, an
+// FTS5 index of their analyzed text and a vec0 index of their vectors,
+// partitioned by user. It is safe for concurrent use by multiple goroutines;
+// writes are serialized by SQLite (WAL, immediate transactions).
+type Store struct {
+	db       *sql.DB
+	embedder embed.Embedder
+	analyzer tokenize.Analyzer
+	dim      int
+}
+
+var registerVec sync.Once
+
+// Open opens or creates the store at path (a file; it is created when
+// missing), migrating its schema forward when it is older than this version.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.Embedder == nil {
+		return nil, errors.New("episode store: open: no embedder")
+	}
+	id := opts.Embedder.Identity()
+	if id.Dim <= 0 || id.Name == "" {
+		return nil, fmt.Errorf("episode store: open: invalid embedder identity %q", id)
+	}
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("episode store: open: %q: want the path of a database file", path)
+	}
+	registerVec.Do(registerSQLiteVec)
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	db, err := sql.Open("sqlite3", dsn(path, busy))
+	if err != nil {
+		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+	}
+	s := &Store{db: db, embedder: opts.Embedder, dim: id.Dim}
+	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func registerSQLiteVec() { sqlite_vec.Auto() }
+
+// dsn is the go-sqlite3 data source of the database file at path: WAL,
+// immediate transactions (deferred ones fail with "database is locked" under
+// concurrent writers) and a busy timeout.
+func dsn(path string, busy time.Duration) string {
+	return "file:" + escapeURIPath(path) + "?_txlock=immediate&_journal_mode=WAL&_foreign_keys=1&_busy_timeout=" +
+		strconv.FormatInt(busy.Milliseconds(), 10)
+}
+
+// escapeURIPath escapes the characters that end or escape a path in an SQLite
+// URI filename.
+func escapeURIPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Embedder returns the store's embedder.
+func (s *Store) Embedder() embed.Embedder { return s.embedder }
+
+// Analyzer returns the analyzer of the store's FTS5 index.
+func (s *Store) Analyzer() tokenize.Analyzer { return s.analyzer }
+
+// DB returns the underlying database, for tools (stats, checks); callers must
+// not write to it.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Add stores episodes in one transaction: each episode, its FTS row and its
+// vector land together or not at all. It returns the id of each episode in
+// order; an episode whose (User, ExternalID) is already stored is not added
+// again and reports the stored id. Every episode is validated before anything
+// is written: one bad episode fails the whole batch with an error naming it.
+func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
+	if len(eps) == 0 {
+		return nil, nil
+	}
+	batch := make([]Episode, len(eps))
+	copy(batch, eps)
+	for i := range batch {
+		if err := batch[i].normalize(); err != nil {
+			return nil, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(batch[i].User), clipForError(batch[i].ExternalID), err)
+		}
+	}
+	ids := make([]int64, len(batch))
+	// Skip the work for episodes already stored under their external id.
+	todo := make([]int, 0, len(batch))
+	for i, e := range batch {
+		if e.ExternalID != "" {
+			id, err := s.idByExternal(ctx, s.db, e.User, e.ExternalID)
+			if err != nil {
+				return nil, fmt.Errorf("episode store: add: %w", err)
+			}
+			if id != 0 {
+				ids[i] = id
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) == 0 {
+		return ids, nil
+	}
+	texts := make([]string, len(todo))
+	for j, i := range todo {
+		texts[j] = batch[i].EmbedText()
+	}
+	vecs, err := s.embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: add: embed %d episodes: %w", len(texts), err)
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("episode store: add: embedder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	blobs := make([][]byte, len(todo))
+	for j, v := range vecs {
+		if blobs[j], err = s.vectorBlob(v); err != nil {
+			return nil, fmt.Errorf("episode store: add: episode %d: %w", todo[j], err)
+		}
+	}
+	fts := make([][2]string, len(todo))
+	for j, i := range todo {
+		fts[j] = [2]string{s.analyzer.Index(batch[i].UserText), s.analyzer.Index(batch[i].ReplyText)}
+	}
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: add: begin: %w", err)
+	}
+	defer tx.Rollback()
+	insEp, err := tx.PrepareContext(ctx, `INSERT INTO episodes
+		(user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: add: %w", err)
+	}
+	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text) VALUES (?, ?, ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: add: %w", err)
+	}
+	insVec, err := tx.PrepareContext(ctx, insertVectorSQL)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: add: %w", err)
+	}
+	for j, i := range todo {
+		e := batch[i]
+		var id int64
+		err := insEp.QueryRowContext(ctx, e.User, nullIfEmpty(e.ExternalID), e.UserText, e.ReplyText,
+			e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity), e.Source).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Stored meanwhile (or earlier in this batch) under the same external id.
+			if ids[i], err = s.idByExternal(ctx, tx, e.User, e.ExternalID); err != nil {
+				return nil, fmt.Errorf("episode store: add: episode %d: %w", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("episode store: add: episode %d: %w", i, err)
+		}
+		if _, err := insFTS.ExecContext(ctx, id, fts[j][0], fts[j][1]); err != nil {
+			return nil, fmt.Errorf("episode store: add: episode %d: fts: %w", i, err)
+		}
+		e.ID = id
+		if _, err := insVec.ExecContext(ctx, vectorArgs(e, blobs[j])...); err != nil {
+			return nil, fmt.Errorf("episode store: add: episode %d: vector: %w", i, err)
+		}
+		ids[i] = id
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("episode store: add: commit: %w", err)
+	}
+	return ids, nil
+}
+
+const insertVectorSQL = `INSERT INTO episodes_vec
+	(episode_id, user, embedding, occurred_at, kind, state, sensitivity) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+// vectorArgs are the arguments of insertVectorSQL for e: the partition key
+// and the metadata columns the KNN filters on.
+func vectorArgs(e Episode, blob []byte) []any {
+	return []any{e.ID, e.User, blob, e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity)}
+}
+
+func clipForError(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) idByExternal(ctx context.Context, q queryer, user, ext string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM episodes WHERE user = ? AND external_id = ?`, user, ext).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("look up external id %q: %w", clipForError(ext), err)
+	}
+	return id, nil
+}
+
+// vectorBlob validates v against the store's dimension and serializes it.
+func (s *Store) vectorBlob(v []float32) ([]byte, error) {
+	if len(v) != s.dim {
+		return nil, fmt.Errorf("vector has %d dimensions, the store's embedder %s has %d", len(v), s.embedder.Identity(), s.dim)
+	}
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("vector value %d is %v", i, x)
+		}
+	}
+	return sqlite_vec.SerializeFloat32(v)
+}
+
+const episodeColumns = `id, user, COALESCE(external_id, ''), user_text, reply_text, occurred_at, kind, state, sensitivity, source`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanEpisode(r scanner) (Episode, error) {
+	var e Episode
+	var at int64
+	err := r.Scan(&e.ID, &e.User, &e.ExternalID, &e.UserText, &e.ReplyText, &at, &e.Kind, &e.State, &e.Sensitivity, &e.Source)
+	e.OccurredAt = time.Unix(at, 0).UTC()
+	return e, err
+}
+
+// Get returns the episode with id, or an error wrapping ErrNotFound.
+func (s *Store) Get(ctx context.Context, id int64) (Episode, error) {
+	e, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Episode{}, fmt.Errorf("episode store: get %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Episode{}, fmt.Errorf("episode store: get %d: %w", id, err)
+	}
+	return e, nil
+}
+
+// GetMany returns the episodes with the given ids, in the order of ids; ids
+// the store does not hold are left out.
+func (s *Store) GetMany(ctx context.Context, ids []int64) ([]Episode, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: get %d episodes: %w", len(ids), err)
+	}
+	defer rows.Close()
+	found := make([]Episode, 0, len(ids))
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, fmt.Errorf("episode store: get %d episodes: %w", len(ids), err)
+		}
+		found = append(found, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: get %d episodes: %w", len(ids), err)
+	}
+	out := make([]Episode, 0, len(found))
+	for _, id := range ids {
+		for _, e := range found {
+			if e.ID == id {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// Recent returns the user's n most recent episodes, oldest first.
+func (s *Store) Recent(ctx context.Context, user string, n int) ([]Episode, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ?
+		ORDER BY occurred_at DESC, id DESC LIMIT ?`, user, n)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
+	}
+	defer rows.Close()
+	var out []Episode
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// Delete removes the episodes with the given ids from all three tables in one
+// transaction and returns how many existed.
+func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: delete: begin: %w", err)
+	}
+	defer tx.Rollback()
+	n := 0
+	for _, id := range ids {
+		ok, err := deleteOne(ctx, tx, id)
+		if err != nil {
+			return 0, fmt.Errorf("episode store: delete %d: %w", id, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("episode store: delete: commit: %w", err)
+	}
+	return n, nil
+}
+
+func deleteOne(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM episodes WHERE id = ?`, id)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM episodes_fts WHERE rowid = ?`, id); err != nil {
+		return false, fmt.Errorf("fts: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM episodes_vec WHERE episode_id = ?`, id); err != nil {
+		return false, fmt.Errorf("vector: %w", err)
+	}
+	return true, nil
+}
+
+// DeleteUser forgets a person entirely: every episode of user, from all three
+// tables, in one transaction. It returns how many episodes were removed.
+func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: forget %q: begin: %w", user, err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM episodes WHERE user = ?`, user)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: forget %q: %w", user, err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("episode store: forget %q: %w", user, err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("episode store: forget %q: %w", user, err)
+	}
+	for _, id := range ids {
+		if _, err := deleteOne(ctx, tx, id); err != nil {
+			return 0, fmt.Errorf("episode store: forget %q: episode %d: %w", user, id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("episode store: forget %q: commit: %w", user, err)
+	}
+	return len(ids), nil
+}
+
+// Count returns how many episodes user has; user "" counts every episode.
+func (s *Store) Count(ctx context.Context, user string) (int, error) {
+	var n int
+	var err error
+	if user == "" {
+		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&n)
+	} else {
+		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes WHERE user = ?`, user).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("episode store: count: %w", err)
+	}
+	return n, nil
+}
+
+// Exists reports whether a store file exists at path.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

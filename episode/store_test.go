@@ -1,0 +1,438 @@
+package episode
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/tokenize"
+)
+
+var (
+	ctx = context.Background()
+	day = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+)
+
+func hashEmbedder(t testing.TB, dim int) embed.Embedder {
+	t.Helper()
+	h, err := embed.NewHash(embed.HashOptions{Dim: dim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func openStore(t testing.TB, path string, opts Options) *Store {
+	t.Helper()
+	if opts.Embedder == nil {
+		opts.Embedder = hashEmbedder(t, 64)
+	}
+	s, err := Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newStore(t testing.TB) *Store {
+	return openStore(t, filepath.Join(t.TempDir(), "omoide.db"), Options{})
+}
+
+func ep(user, text, reply string, at time.Time) Episode {
+	return Episode{User: user, UserText: text, ReplyText: reply, OccurredAt: at}
+}
+
+// tableCounts returns the rows of the episodes, FTS and vector tables.
+func tableCounts(t *testing.T, s *Store) [3]int {
+	t.Helper()
+	var c [3]int
+	for i, table := range []string{"episodes", "episodes_fts", "episodes_vec"} {
+		if err := s.db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&c[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func TestAddGetRoundTrip(t *testing.T) {
+	s := newStore(t)
+	in := Episode{User: "haruka", ExternalID: "h:1", UserText: "昨日ラーメンを食べた", ReplyText: "いいね！",
+		OccurredAt: day.Add(1500 * time.Millisecond), Kind: KindFact, State: StateValidated, Sensitivity: SensitivityPrivate, Source: "chat"}
+	ids, err := s.Add(ctx, []Episode{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.ID = ids[0]
+	in.OccurredAt = day.Add(time.Second) // second precision
+	if got != in {
+		t.Fatalf("Get = %+v\nwant  %+v", got, in)
+	}
+	if _, err := s.Get(ctx, 999); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get(999) error = %v, want ErrNotFound", err)
+	}
+}
+
+func TestAddDefaults(t *testing.T) {
+	s := newStore(t)
+	ids, err := s.Add(ctx, []Episode{ep("u", "リマインダー: 15時に歯医者", "", day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Get(ctx, ids[0])
+	if got.Kind != KindEpisode || got.Source != DefaultSource || got.ReplyText != "" {
+		t.Fatalf("defaults not applied: %+v", got)
+	}
+}
+
+func TestAddIdempotentByExternalID(t *testing.T) {
+	s := newStore(t)
+	a := ep("u", "hello", "hi", day)
+	a.ExternalID = "x1"
+	b := a
+	b.UserText = "changed"
+	first, err := s.Add(ctx, []Episode{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Again, and twice within one batch, and the same external id for another user.
+	other := a
+	other.User = "v"
+	again, err := s.Add(ctx, []Episode{b, a, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[0] != first[0] || again[1] != first[0] || again[2] == first[0] {
+		t.Fatalf("ids = %v then %v", first, again)
+	}
+	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
+		t.Fatalf("table counts = %v, want 2 in each", c)
+	}
+	got, _ := s.Get(ctx, first[0])
+	if got.UserText != "hello" {
+		t.Fatalf("re-add overwrote the episode: %q", got.UserText)
+	}
+}
+
+func TestAddRejectsBadInputAndWritesNothing(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Add(ctx, []Episode{ep("u", "kept", "", day)}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		bad  Episode
+		want string
+	}{
+		{"invalid utf-8 user text", ep("u", "ok\xff", "", day), "user text is not valid UTF-8"},
+		{"invalid utf-8 reply", ep("u", "ok", "\xc3\x28", day), "reply text is not valid UTF-8"},
+		{"empty user", ep("", "text", "", day), "user is empty"},
+		{"no text", ep("u", "", "", day), "neither user text nor reply text"},
+		{"no time", ep("u", "x", "", time.Time{}), "occurred_at is not set"},
+		{"bad state", Episode{User: "u", UserText: "x", OccurredAt: day, State: 9}, "out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The bad episode comes second: the good first one must not land either.
+			_, err := s.Add(ctx, []Episode{ep("u", "would be lost", "", day), tt.bad})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "episode 1") {
+				t.Fatalf("error = %v, want one naming episode 1 and %q", err, tt.want)
+			}
+			if c := tableCounts(t, s); c != [3]int{1, 1, 1} {
+				t.Fatalf("table counts = %v after a rejected batch", c)
+			}
+		})
+	}
+}
+
+type badEmbedder struct {
+	id  embed.Identity
+	vec []float32
+	err error
+}
+
+func (b badEmbedder) Identity() embed.Identity { return b.id }
+func (b badEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = b.vec
+	}
+	return out, nil
+}
+
+func TestAddEmbedderFailuresWriteNothing(t *testing.T) {
+	id := embed.Identity{Name: "fake", Dim: 4}
+	tests := []struct {
+		name string
+		e    badEmbedder
+		want string
+	}{
+		{"error", badEmbedder{id: id, err: errors.New("boom")}, "boom"},
+		{"wrong dimension", badEmbedder{id: id, vec: []float32{1, 0}}, "2 dimensions"},
+		{"NaN", badEmbedder{id: id, vec: []float32{1, 0, 0, float32NaN()}}, "NaN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openStore(t, filepath.Join(t.TempDir(), "x.db"), Options{Embedder: tt.e})
+			_, err := s.Add(ctx, []Episode{ep("u", "x", "", day)})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want %q", err, tt.want)
+			}
+			if c := tableCounts(t, s); c != [3]int{} {
+				t.Fatalf("table counts = %v", c)
+			}
+		})
+	}
+}
+
+func float32NaN() float32 {
+	var zero float32
+	return zero / zero
+}
+
+func TestDeleteAndForget(t *testing.T) {
+	s := newStore(t)
+	ids, err := s.Add(ctx, []Episode{ep("a", "one", "1", day), ep("a", "two", "2", day), ep("b", "three", "3", day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Delete(ctx, ids[0], 12345)
+	if err != nil || n != 1 {
+		t.Fatalf("Delete = %d, %v; want 1", n, err)
+	}
+	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
+		t.Fatalf("after delete: %v", c)
+	}
+	n, err = s.DeleteUser(ctx, "a")
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteUser = %d, %v; want 1", n, err)
+	}
+	if c := tableCounts(t, s); c != [3]int{1, 1, 1} {
+		t.Fatalf("after forget: %v", c)
+	}
+	if got, _ := s.Count(ctx, "b"); got != 1 {
+		t.Fatalf("b lost episodes: %d", got)
+	}
+}
+
+func TestRecentOldestFirst(t *testing.T) {
+	s := newStore(t)
+	var eps []Episode
+	for i := range 5 {
+		eps = append(eps, ep("u", string(rune('a'+i)), "", day.Add(time.Duration(i)*time.Hour)))
+	}
+	eps = append(eps, ep("other", "z", "", day.Add(10*time.Hour)))
+	if _, err := s.Add(ctx, eps); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Recent(ctx, "u", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range got {
+		texts = append(texts, e.UserText)
+	}
+	if !slices.Equal(texts, []string{"c", "d", "e"}) {
+		t.Fatalf("Recent = %v", texts)
+	}
+}
+
+func TestKNNFiltersAndPartitions(t *testing.T) {
+	s := newStore(t)
+	text := "週末はキャンプに行った"
+	eps := []Episode{
+		ep("a", text, "", day),                       // 0: match
+		{User: "b", UserText: text, OccurredAt: day}, // 1: other user
+		{User: "a", UserText: text, OccurredAt: day, Kind: KindFact},
+		{User: "a", UserText: text, OccurredAt: day, State: StateArchived},
+		{User: "a", UserText: text, OccurredAt: day, Sensitivity: SensitivitySecret},
+		ep("a", text, "", day.AddDate(-2, 0, 0)), // 5: too old
+	}
+	ids, err := s.Add(ctx, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, _ := s.Embedder().Embed(ctx, []string{text})
+	f := Filter{Kinds: []Kind{KindEpisode}, States: []State{StateRaw, StateValidated, StateConsolidated}, Since: day.AddDate(-1, 0, 0)}
+	hits, err := s.KNN(ctx, "a", vec[0], 10, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].ID != ids[0] {
+		t.Fatalf("KNN = %+v, want only episode %d", hits, ids[0])
+	}
+	if hits[0].Score > 1e-6 {
+		t.Fatalf("distance of an identical text = %v", hits[0].Score)
+	}
+	// The zero filter admits every kind, state and time, sensitivity normal only.
+	hits, _ = s.KNN(ctx, "a", vec[0], 10, Filter{})
+	if len(hits) != 4 {
+		t.Fatalf("zero filter: %d hits, want 4", len(hits))
+	}
+	if _, err := s.KNN(ctx, "a", []float32{1}, 10, f); err == nil {
+		t.Fatal("KNN with a wrong-size vector did not fail")
+	}
+}
+
+func TestBM25FindsWordsInsideJapaneseClauses(t *testing.T) {
+	for _, tt := range []struct {
+		analyzer tokenize.Analyzer
+		want     int
+	}{
+		{tokenize.Kagome(), 1}, // segmented: ラーメン is a term of 昨日ラーメンを食べた
+		{tokenize.Raw(), 0},    // defect 1 of the reference: the clause is one token
+	} {
+		t.Run(tt.analyzer.Name(), func(t *testing.T) {
+			s := openStore(t, filepath.Join(t.TempDir(), "x.db"), Options{Analyzer: tt.analyzer})
+			if _, err := s.Add(ctx, []Episode{ep("a", "昨日ラーメンを食べた", "", day), ep("b", "ラーメン", "", day)}); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := s.BM25(ctx, "a", tokenize.MatchQuery(tt.analyzer.Terms("ラーメン")), 10, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != tt.want {
+				t.Fatalf("%d hits, want %d", len(hits), tt.want)
+			}
+		})
+	}
+}
+
+func TestBM25HostileQueries(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Add(ctx, []Episode{ep("a", `he said "NEAR(x y)" AND col:x`, "", day)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`"`, `NEAR(`, `col:x`, `*`, `^x`, "a\x00b", `AND OR NOT`, `)`, ""} {
+		if _, err := s.BM25(ctx, "a", tokenize.MatchQuery(s.Analyzer().Terms(q)), 10, Filter{}); err != nil {
+			t.Errorf("query %q: %v", q, err)
+		}
+	}
+}
+
+func TestReopenChecksIdentity(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	s := openStore(t, path, Options{Embedder: hashEmbedder(t, 64), Analyzer: tokenize.Bigram()})
+	if _, err := s.Add(ctx, []Episode{ep("a", "東京タワー", "", day)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Same embedder, analyzer taken from the store.
+	s2 := openStore(t, path, Options{Embedder: hashEmbedder(t, 64)})
+	if s2.Analyzer().Name() != tokenize.BigramName {
+		t.Fatalf("analyzer = %s, want the recorded bigram", s2.Analyzer().Name())
+	}
+	if n, _ := s2.Count(ctx, ""); n != 1 {
+		t.Fatalf("reopened store has %d episodes", n)
+	}
+	s2.Close()
+
+	_, err := Open(ctx, path, Options{Embedder: hashEmbedder(t, 32)})
+	if err == nil || !strings.Contains(err.Error(), "/64") || !strings.Contains(err.Error(), "/32") {
+		t.Fatalf("different embedder: error = %v, want one naming both identities", err)
+	}
+	_, err = Open(ctx, path, Options{Embedder: hashEmbedder(t, 64), Analyzer: tokenize.Raw()})
+	if err == nil || !strings.Contains(err.Error(), `"bigram"`) || !strings.Contains(err.Error(), `"raw"`) {
+		t.Fatalf("different analyzer: error = %v", err)
+	}
+}
+
+func TestOpenRejectsNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	s := openStore(t, path, Options{})
+	if _, err := s.db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(ctx, path, Options{Embedder: hashEmbedder(t, 64)}); err == nil || !strings.Contains(err.Error(), "99") {
+		t.Fatalf("error = %v, want one naming schema 99", err)
+	}
+}
+
+func TestConcurrentAddAndRead(t *testing.T) {
+	s := newStore(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 20 {
+				e := ep("u", "message", "reply", day.Add(time.Duration(i)*time.Minute))
+				e.ExternalID = string(rune('a'+w)) + string(rune('a'+i))
+				if _, err := s.Add(ctx, []Episode{e}); err != nil {
+					errs <- err
+				}
+			}
+		})
+		wg.Go(func() {
+			for range 20 {
+				if _, err := s.BM25(ctx, "u", `"message"`, 5, Filter{}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if c := tableCounts(t, s); c != [3]int{80, 80, 80} {
+		t.Fatalf("table counts = %v, want 80 each", c)
+	}
+}
+
+func TestStatsAndReembed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	s := openStore(t, path, Options{Embedder: hashEmbedder(t, 64)})
+	ids, err := s.Add(ctx, []Episode{ep("a", "ラーメン", "", day), ep("a", "カレー", "", day), ep("b", "うどん", "", day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Episodes != 3 || st.Users != 2 || st.FTSRows != 3 || st.VectorRows != 3 || st.FileBytes == 0 || st.Embedder.Dim != 64 {
+		t.Fatalf("stats = %+v", st)
+	}
+	s.Close()
+
+	// A failing embedder leaves the old vectors and identity in place.
+	if _, err := Reembed(ctx, path, badEmbedder{id: embed.Identity{Name: "fake", Dim: 8}, err: errors.New("down")}, 2, nil); err == nil {
+		t.Fatal("reembed with a failing embedder succeeded")
+	}
+	openStore(t, path, Options{Embedder: hashEmbedder(t, 64)}).Close()
+
+	var calls []int
+	n, err := Reembed(ctx, path, hashEmbedder(t, 32), 2, func(done, total int) { calls = append(calls, done, total) })
+	if err != nil || n != 3 {
+		t.Fatalf("Reembed = %d, %v", n, err)
+	}
+	if !slices.Equal(calls, []int{2, 3, 3, 3}) {
+		t.Fatalf("progress calls = %v", calls)
+	}
+	if _, err := Open(ctx, path, Options{Embedder: hashEmbedder(t, 64)}); err == nil {
+		t.Fatal("the old embedder still opens a re-embedded store")
+	}
+	s2 := openStore(t, path, Options{Embedder: hashEmbedder(t, 32)})
+	vec, _ := s2.Embedder().Embed(ctx, []string{"ラーメン"})
+	hits, err := s2.KNN(ctx, "a", vec[0], 1, Filter{})
+	if err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
+		t.Fatalf("KNN after reembed = %+v, %v", hits, err)
+	}
+}
