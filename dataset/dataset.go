@@ -1,0 +1,150 @@
+// Package dataset reads episodes and queries in the JSON Lines format of the
+// evaluation suites (../shared/eval/README.md) and of testdata/ja.
+package dataset
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
+)
+
+// Episode is one line of episodes.jsonl.
+type Episode struct {
+	ID         string    `json:"id"`
+	User       string    `json:"user"`
+	UserText   string    `json:"user_text"`
+	ReplyText  string    `json:"reply_text"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Source     string    `json:"source,omitempty"`
+}
+
+// Message is one turn of a query's context.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Query is one line of queries.jsonl.
+type Query struct {
+	ID       string    `json:"id"`
+	User     string    `json:"user"`
+	Text     string    `json:"text"`
+	Context  []Message `json:"context"`
+	Now      time.Time `json:"now"`
+	Relevant []string  `json:"relevant"`
+	Category string    `json:"category"`
+}
+
+// Episode converts a dataset episode into a store episode whose ExternalID is
+// the dataset id.
+func (e Episode) Episode() episode.Episode {
+	return episode.Episode{User: e.User, ExternalID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText,
+		OccurredAt: e.OccurredAt, Source: e.Source}
+}
+
+// Request converts a query into a retrieval request. Its context is always
+// non-nil, so the stored episodes never stand in for it.
+func (q Query) Request() retriever.Request {
+	recent := make([]retriever.Message, len(q.Context))
+	for i, m := range q.Context {
+		recent[i] = retriever.Message{Role: m.Role, Content: m.Content}
+	}
+	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now}
+}
+
+// Read decodes one JSON value per non-blank line of r, calling fn for each. It
+// stops at the first error, which names the line.
+func Read[T any](r io.Reader, fn func(T) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		if err := fn(v); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	return sc.Err()
+}
+
+// ReadFile reads every value of a JSON Lines file (gzip-compressed when its
+// name ends in .gz).
+func ReadFile[T any](path string) ([]T, error) {
+	var out []T
+	err := EachInFile(path, func(v T) error { out = append(out, v); return nil })
+	return out, err
+}
+
+// EachInFile calls fn for every value of a JSON Lines file (gzip-compressed
+// when its name ends in .gz).
+func EachInFile[T any](path string, fn func(T) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	if err := Read(r, fn); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Suite is a folder holding episodes.jsonl (or episodes.jsonl.gz) and,
+// optionally, queries.jsonl.
+type Suite struct {
+	Name     string
+	Episodes []Episode
+	Queries  []Query
+}
+
+// LoadSuite reads the suite in dir.
+func LoadSuite(dir string) (*Suite, error) {
+	s := &Suite{Name: baseName(dir)}
+	path := dir + "/episodes.jsonl"
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		path += ".gz"
+	}
+	var err error
+	if s.Episodes, err = ReadFile[Episode](path); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	qpath := dir + "/queries.jsonl"
+	if _, err := os.Stat(qpath); err == nil {
+		if s.Queries, err = ReadFile[Query](qpath); err != nil {
+			return nil, fmt.Errorf("dataset: %w", err)
+		}
+	}
+	return s, nil
+}
+
+func baseName(dir string) string {
+	dir = strings.TrimRight(dir, "/")
+	if i := strings.LastIndex(dir, "/"); i >= 0 {
+		return dir[i+1:]
+	}
+	return dir
+}

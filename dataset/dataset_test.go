@@ -1,0 +1,52 @@
+package dataset
+
+import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadEpisodesAndQueries(t *testing.T) {
+	dir := t.TempDir()
+	eps := `{"id": "u:1", "user": "u", "user_text": "昨日ラーメン", "reply_text": "", "occurred_at": "2025-06-01T12:00:00Z", "source": "notification"}
+
+{"id": "u:2", "user": "u", "user_text": "x", "reply_text": "y", "occurred_at": "2025-06-02T12:00:00Z"}
+`
+	f, _ := os.Create(filepath.Join(dir, "episodes.jsonl.gz"))
+	gz := gzip.NewWriter(f)
+	gz.Write([]byte(eps))
+	gz.Close()
+	f.Close()
+	q := `{"id": "q", "user": "u", "text": "t", "context": [{"role": "user", "content": "c"}], "now": "2025-07-01T00:00:00Z", "relevant": ["u:1"], "category": "direct"}`
+	os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(q+"\n"), 0o644)
+
+	s, err := LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Episodes) != 2 || len(s.Queries) != 1 || s.Name != filepath.Base(dir) {
+		t.Fatalf("suite = %+v", s)
+	}
+	e := s.Episodes[0].Episode()
+	if e.ExternalID != "u:1" || e.Source != "notification" || !e.OccurredAt.Equal(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)) {
+		t.Fatalf("episode = %+v", e)
+	}
+	req := s.Queries[0].Request()
+	if req.Recent == nil || len(req.Recent) != 1 || req.Recent[0].Content != "c" || req.User != "u" {
+		t.Fatalf("request = %+v", req)
+	}
+	// An empty context is an empty, non-nil Recent: no stored episodes stand in.
+	if (Query{}).Request().Recent == nil {
+		t.Fatal("empty context became nil Recent")
+	}
+}
+
+func TestReadNamesTheBadLine(t *testing.T) {
+	err := Read(strings.NewReader("{\"id\": \"a\"}\n{bad\n"), func(Episode) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want one naming line 2", err)
+	}
+}
