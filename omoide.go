@@ -1,0 +1,126 @@
+// Package omoide gives a chat companion long-term memory of its conversations
+// without calling an LLM: it stores past exchanges (episodes) and, given the
+// person's new message and the last few turns, finds the ones worth reminding
+// the model of and renders them as an EPISODE_EVIDENCE section for the prompt.
+//
+// Memory is the one-stop API for a Go backend; the packages it wires together
+// (episode, tokenize, embed, retriever, memorypack) can also be used alone.
+//
+//	mem, err := omoide.Open(ctx, omoide.Config{Path: "memory.db"})
+//	...
+//	mem.Add(ctx, episode.Episode{User: "haruka", UserText: "昨日ラーメン食べた", ReplyText: "いいね！", OccurredAt: t})
+//	section, res, err := mem.Evidence(ctx, retriever.Request{User: "haruka", Text: "この前のラーメン屋どこだっけ"})
+package omoide
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// Presets name a retriever configuration.
+const (
+	PresetDefault   = "default"   // retriever.DefaultOptions and the kagome analyzer
+	PresetReference = "reference" // retriever.ReferenceOptions and the raw analyzer: the reference design exactly
+)
+
+// Config configures Open. Only Path is required.
+type Config struct {
+	Path string // the SQLite database file; created when missing
+	// Embedder computes vectors; nil means DefaultEmbedder().
+	Embedder embed.Embedder
+	// Preset is PresetDefault ("" too) or PresetReference.
+	Preset string
+	// Analyzer overrides the preset's analyzer for a new store; an existing
+	// store keeps the one it was built with.
+	Analyzer tokenize.Analyzer
+	// Retriever overrides the preset's retriever options when non-nil.
+	Retriever *retriever.Options
+	// Pack renders the evidence section; the zero value is the reference's.
+	Pack memorypack.Options
+}
+
+// DefaultEmbedder returns the offline default embedder: the hash embedder
+// over character n-grams and kagome terms (lexical, not semantic; see
+// embed.Hash).
+func DefaultEmbedder() embed.Embedder {
+	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms}) // fails only for a negative Dim
+	return h
+}
+
+// PresetOptions returns the retriever options and the analyzer of a preset.
+func PresetOptions(preset string) (retriever.Options, tokenize.Analyzer, error) {
+	switch preset {
+	case "", PresetDefault:
+		return retriever.DefaultOptions(), tokenize.Kagome(), nil
+	case PresetReference:
+		return retriever.ReferenceOptions(), tokenize.Raw(), nil
+	}
+	return retriever.Options{}, nil, fmt.Errorf("omoide: unknown preset %q (want %q or %q)", preset, PresetDefault, PresetReference)
+}
+
+// Memory is a person-partitioned episode memory: a store, a retriever over it
+// and the evidence rendering. It is safe for concurrent use.
+type Memory struct {
+	Store     *episode.Store
+	Retriever *retriever.Retriever
+	Pack      memorypack.Options
+}
+
+// Open opens (or creates) the memory at cfg.Path.
+func Open(ctx context.Context, cfg Config) (*Memory, error) {
+	opts, analyzer, err := PresetOptions(cfg.Preset)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Retriever != nil {
+		opts = *cfg.Retriever
+	}
+	if cfg.Analyzer != nil {
+		analyzer = cfg.Analyzer
+	}
+	if cfg.Embedder == nil {
+		cfg.Embedder = DefaultEmbedder()
+	}
+	if cfg.Analyzer == nil && episode.Exists(cfg.Path) {
+		analyzer = nil // an existing store keeps the analyzer it was built with
+	}
+	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer})
+	if err != nil {
+		return nil, fmt.Errorf("omoide: %w", err)
+	}
+	r, err := retriever.New(store, opts)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("omoide: %w", err)
+	}
+	return &Memory{Store: store, Retriever: r, Pack: cfg.Pack}, nil
+}
+
+// Close closes the store.
+func (m *Memory) Close() error { return m.Store.Close() }
+
+// Add stores episodes (see episode.Store.Add).
+func (m *Memory) Add(ctx context.Context, eps ...episode.Episode) ([]int64, error) {
+	return m.Store.Add(ctx, eps)
+}
+
+// Retrieve returns the episodes worth reminding the model of.
+func (m *Memory) Retrieve(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+	return m.Retriever.Retrieve(ctx, req)
+}
+
+// Evidence retrieves and renders the EPISODE_EVIDENCE section; the section is
+// "" when the retrieval found nothing worth injecting.
+func (m *Memory) Evidence(ctx context.Context, req retriever.Request) (string, retriever.Result, error) {
+	res, err := m.Retriever.Retrieve(ctx, req)
+	if err != nil {
+		return "", res, err
+	}
+	return memorypack.RenderEvidence(res.Evidence(), m.Pack), res, nil
+}
