@@ -79,6 +79,9 @@ type Scored struct {
 	grams   ngram.Set
 }
 
+// Grams returns the episode's n-grams (EpisodeGrams), shared: do not modify.
+func (s Scored) Grams() ngram.Set { return s.grams }
+
 // Reason renders the score parts as the reference does.
 func (s Scored) Reason() string {
 	return fmt.Sprintf("heuristic rerank: score=%.3f rrf=%.3f lex=%.3f rec=%.3f", s.Final, s.RRFNorm, s.Lex, s.Rec)

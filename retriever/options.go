@@ -1,6 +1,8 @@
 package retriever
 
 import (
+	"time"
+
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
@@ -11,12 +13,13 @@ const (
 	DefaultKNNK            = 20 // nearest neighbours per query
 	DefaultBM25K           = 20 // full-text hits per query
 	DefaultRRFK            = rrf.DefaultK
-	DefaultMaxCandidates   = 60  // fused candidates kept for the rerank
-	DefaultRecentEpisodes  = 3   // stored episodes that stand in for a missing Recent
-	DefaultContextMessages = 6   // messages of recent conversation in Q2
-	DefaultMaxQueryChars   = 256 // a BM25 query's text is clipped to this many characters
-	DefaultMaxQueryTerms   = 12  // and to this many terms
-	DefaultMaxAgeDays      = 365 // episodes older than this are not searched
+	DefaultMaxCandidates   = 60              // fused candidates kept for the rerank
+	DefaultRecentEpisodes  = 3               // stored episodes that stand in for a missing Recent
+	DefaultContextMessages = 6               // messages of recent conversation in Q2
+	DefaultMaxQueryChars   = 256             // a BM25 query's text is clipped to this many characters
+	DefaultMaxQueryTerms   = 12              // and to this many terms
+	DefaultMaxAgeDays      = 365             // episodes older than this are not searched
+	DefaultEmbedTimeout    = 2 * time.Second // the default preset's bound on the query embedding
 	// ContextSeparator joins the recent conversation and the message into Q2.
 	ContextSeparator = "\n---\n"
 )
@@ -39,6 +42,55 @@ type Options struct {
 	// UserLabel and AssistantLabel prefix context messages in Q2.
 	UserLabel, AssistantLabel string
 	Rerank                    rerank.Options
+
+	// The fixes of the reference's defects; ReferenceOptions leaves them off.
+
+	// Location is the person's time zone: the MaxAgeDays window starts at a
+	// local midnight in it. nil means UTC, the reference's day numbers.
+	Location *time.Location
+	// ExcludeRecent drops candidates already in the recent conversation: the
+	// stored episodes that served as context, and episodes whose text is one
+	// of the recent messages (the reference re-surfaces them through Q2).
+	ExcludeRecent bool
+	// MessageFirstBM25 builds Q2's BM25 query from the message first and the
+	// context newest-first, so clipping never cuts the message (the
+	// reference clips Q2 from its head, dropping the message when the
+	// context is long).
+	MessageFirstBM25 bool
+	// FallbackBM25 keeps retrieving with BM25 and the rerank when the
+	// embedder fails or exceeds EmbedTimeout, and says so in the trace (the
+	// reference returns nothing).
+	FallbackBM25 bool
+	// EmbedTimeout bounds the query embedding call; 0 means no bound beyond
+	// the request's context.
+	EmbedTimeout time.Duration
+	// Gate admits a candidate only on absolute evidence (the reference's
+	// high threshold can never say no: its top candidate always has
+	// rrf_norm 1). The zero Gate admits everything.
+	Gate Gate
+}
+
+// Gate admits a candidate when its cosine similarity to the message alone is
+// at least MinCosine or its trigram Dice with the message alone is at least
+// MinLex. Both measure the candidate against the message, not against the
+// other candidates, so "nothing relevant" can be said. A zero threshold
+// disables its test; the zero Gate admits everything.
+type Gate struct {
+	MinCosine float64
+	MinLex    float64
+}
+
+func (g Gate) enabled() bool { return g.MinCosine > 0 || g.MinLex > 0 }
+
+func (g Gate) admits(h Hit) bool {
+	return (g.MinCosine > 0 && h.Cosine >= g.MinCosine) || (g.MinLex > 0 && h.LexMessage >= g.MinLex)
+}
+
+func (o Options) location() *time.Location {
+	if o.Location == nil {
+		return time.UTC
+	}
+	return o.Location
 }
 
 // ReferenceOptions returns the reference design exactly. Together with a store
@@ -69,5 +121,10 @@ func ReferenceOptions() Options {
 // difference lives in the store: the default store segments Japanese with
 // kagome (tokenize.DefaultAnalyzer) so that BM25 matches words inside a clause.
 func DefaultOptions() Options {
-	return ReferenceOptions()
+	o := ReferenceOptions()
+	o.ExcludeRecent = true
+	o.MessageFirstBM25 = true
+	o.FallbackBM25 = true
+	o.EmbedTimeout = DefaultEmbedTimeout
+	return o
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
 	"github.com/omoide/omoide/tokenize"
@@ -62,18 +64,27 @@ type Hit struct {
 	RRFNorm   float64
 	Lex       float64
 	Rec       float64
+	// Cosine is the cosine similarity to the message alone when the
+	// message's vector search found the episode, else 0.
+	Cosine float64
+	// LexMessage is the trigram Dice of the message alone (no context) with
+	// the episode, computed when a gate is set or candidates are asked for.
+	LexMessage float64
 }
 
 // Trace records what each stage did, for tuning. Durations of the arms are
 // wall-clock times of their concurrent queries.
 type Trace struct {
 	Skipped    string   // why retrieval did not run, if it did not
+	Degraded   string   // why the vector arm did not run (BM25 and the rerank went on), if it did not
 	Queries    []string // Q1 and, when there is context, Q2
 	BM25Match  []string // the FTS5 expression per query ("" when it had no terms)
 	KNNHits    []int    // hits per query
 	BM25Hits   []int
 	Candidates int // after fusion
 	Fetched    int // candidates still in the store
+	Echoes     int // candidates dropped as already in the recent conversation
+	Gated      int // candidates dropped by the gate
 	Picked     int
 	Embed      time.Duration
 	KNN        time.Duration
@@ -164,29 +175,27 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		now = time.Now()
 	}
 	recent := req.Recent
+	var recentIDs []int64
 	if recent == nil && r.opts.RecentEpisodes > 0 {
 		eps, err := r.store.Recent(ctx, req.User, r.opts.RecentEpisodes)
 		if err != nil {
 			return res, fmt.Errorf("retriever: %w", err)
 		}
 		recent = MessagesOf(eps)
-	}
-	queries := []string{text}
-	if c := r.formatContext(recent); c != "" {
-		if q2 := c + ContextSeparator + text; q2 != text {
-			queries = append(queries, q2)
+		for _, e := range eps {
+			recentIDs = append(recentIDs, e.ID)
 		}
 	}
-	tr.Queries = queries
-	filter := r.filter(now)
+	q := r.queries(text, recent)
+	tr.Queries = q.texts
 
-	lists, err := r.search(ctx, req.User, queries, filter, tr)
+	arms, err := r.search(ctx, req.User, q, r.filter(now), tr)
 	if err != nil {
 		return res, err
 	}
 
 	t := time.Now()
-	fused := rrf.Fuse(r.opts.RRFK, r.opts.MaxCandidates, lists...)
+	fused := rrf.Fuse(r.opts.RRFK, r.opts.MaxCandidates, arms.lists()...)
 	tr.Fuse = time.Since(t)
 	tr.Candidates = len(fused)
 	if len(fused) == 0 {
@@ -206,66 +215,157 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	tr.Fetched = len(eps)
 
 	t = time.Now()
+	var echo echoFilter
+	if r.opts.ExcludeRecent {
+		echo = newEchoFilter(recentIDs, recent)
+	}
 	cands := make([]rerank.Candidate, 0, len(eps))
 	byID := make(map[int64]episode.Episode, len(eps))
 	j := 0
 	for _, f := range fused {
-		if j < len(eps) && eps[j].ID == f.ID {
-			e := eps[j]
-			j++
-			byID[e.ID] = e
-			cands = append(cands, rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt})
+		if j >= len(eps) || eps[j].ID != f.ID {
+			continue // deleted since the search
 		}
+		e := eps[j]
+		j++
+		if echo.is(e) {
+			tr.Echoes++
+			continue
+		}
+		byID[e.ID] = e
+		cands = append(cands, rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt})
 	}
 	ro := r.opts.Rerank
-	scored := rerank.Score(ro.QueryGrams(queries[len(queries)-1]), cands, now, ro)
-	picks := rerank.Select(scored, ro)
-	tr.Rerank = time.Since(t)
-	tr.Picked = len(picks)
+	scored := rerank.Score(ro.QueryGrams(q.rerank), cands, now, ro)
+	var msgGrams ngram.Set
+	if r.opts.Gate.enabled() || req.WithCandidates {
+		msgGrams = ro.QueryGrams(text)
+	}
+	hit := func(sc rerank.Scored) Hit {
+		h := Hit{Episode: byID[sc.ID], Score: sc.Final, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
+			Cosine: arms.cosine(sc.ID)}
+		if msgGrams != nil {
+			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
+		}
+		return h
+	}
 	if req.WithCandidates {
 		res.Candidates = make([]Hit, len(scored))
 		for i, sc := range scored {
-			res.Candidates[i] = Hit{Episode: byID[sc.ID], Score: sc.Final, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec}
+			res.Candidates[i] = hit(sc)
 		}
 	}
+	if r.opts.Gate.enabled() {
+		kept := scored[:0:0]
+		for _, sc := range scored {
+			if h := hit(sc); r.opts.Gate.admits(h) {
+				kept = append(kept, sc)
+			}
+		}
+		tr.Gated = len(scored) - len(kept)
+		scored = kept
+	}
+	picks := rerank.Select(scored, ro)
+	tr.Rerank = time.Since(t)
+	tr.Picked = len(picks)
 
 	res.Hits = make([]Hit, len(picks))
 	for i, p := range picks {
-		rel := memorypack.Medium
+		h := hit(p.Scored)
+		h.Relevance = memorypack.Medium
 		if p.High {
-			rel = memorypack.High
+			h.Relevance = memorypack.High
 		}
-		res.Hits[i] = Hit{Episode: byID[p.ID], Relevance: rel, Reason: p.Reason(), Score: p.Final,
-			RRF: p.RRF, RRFNorm: p.RRFNorm, Lex: p.Lex, Rec: p.Rec}
+		h.Reason = p.Reason()
+		res.Hits[i] = h
 	}
 	return res, nil
 }
 
-// filter is the search filter at time now.
+// filter is the search filter at time now: the day window of MaxAgeDays in
+// the options' time zone (UTC day numbers in the reference).
 func (r *Retriever) filter(now time.Time) episode.Filter {
 	f := episode.Filter{Kinds: r.opts.Kinds, States: r.opts.States, MaxSensitivity: r.opts.MaxSensitivity}
 	if r.opts.MaxAgeDays > 0 {
-		// The reference compares UTC day numbers: occurred day >= today - MaxAgeDays.
-		day := floorDiv(now.Unix(), 86400) - int64(r.opts.MaxAgeDays)
-		f.Since = time.Unix(day*86400, 0).UTC()
+		y, m, d := now.In(r.opts.location()).Date()
+		f.Since = time.Date(y, m, d-r.opts.MaxAgeDays, 0, 0, 0, 0, r.opts.location())
 	}
 	return f
 }
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
+// queryTexts are a retrieval's query texts.
+type queryTexts struct {
+	texts  []string // Q1 and, with context, Q2: what is embedded
+	bm25   []string // the text each query's BM25 terms come from
+	rerank string   // the text the reranker compares episodes with
+}
+
+// queries builds Q1 = the message and, when there is context, Q2 = context +
+// separator + message. With MessageFirstBM25, Q2's BM25 text starts with the
+// message and then the context from the newest line back, so the clip to
+// MaxQueryChars cuts the oldest context instead of the message.
+func (r *Retriever) queries(text string, recent []Message) queryTexts {
+	q := queryTexts{texts: []string{text}, bm25: []string{text}, rerank: text}
+	lines := r.contextLines(recent)
+	if len(lines) == 0 {
+		return q
+	}
+	q2 := strings.Join(lines, "\n") + ContextSeparator + text
+	if q2 == text {
+		return q
+	}
+	q.texts = append(q.texts, q2)
+	q.rerank = q2
+	if r.opts.MessageFirstBM25 {
+		rev := make([]string, 0, len(lines)+1)
+		rev = append(rev, text)
+		for i := len(lines) - 1; i >= 0; i-- {
+			rev = append(rev, lines[i])
+		}
+		q.bm25 = append(q.bm25, strings.Join(rev, "\n"))
+	} else {
+		q.bm25 = append(q.bm25, q2)
 	}
 	return q
 }
 
-// search runs KNN and BM25 for every query concurrently and returns the ranked
-// id lists in fusion order: vector Q1, vector Q2, BM25 Q1, BM25 Q2.
-func (r *Retriever) search(ctx context.Context, user string, queries []string, f episode.Filter, tr *Trace) ([][]int64, error) {
-	n := len(queries)
-	lists := make([][]int64, 2*n)
-	errs := make([]error, 2*n)
+// armResults are the ranked hits of each search: vector and BM25 per query.
+type armResults struct {
+	knn, bm25 [][]episode.Hit
+}
+
+// lists returns the ranked id lists in fusion order: vector Q1, vector Q2,
+// BM25 Q1, BM25 Q2.
+func (a armResults) lists() [][]int64 {
+	out := make([][]int64, 0, len(a.knn)+len(a.bm25))
+	for _, hs := range append(append([][]episode.Hit{}, a.knn...), a.bm25...) {
+		out = append(out, ids(hs))
+	}
+	return out
+}
+
+// cosine returns the cosine similarity of episode id to Q1 (the message
+// alone) when the Q1 vector search found it, else 0.
+func (a armResults) cosine(id int64) float64 {
+	if len(a.knn) == 0 {
+		return 0
+	}
+	for _, h := range a.knn[0] {
+		if h.ID == id {
+			return 1 - h.Score
+		}
+	}
+	return 0
+}
+
+// search runs KNN and BM25 for every query concurrently. BM25 starts at once;
+// KNN after the one batched embedding call. When the embedder fails and
+// FallbackBM25 is set, the retrieval goes on with BM25 alone and the trace
+// says why; it fails only when nothing can run.
+func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f episode.Filter, tr *Trace) (armResults, error) {
+	n := len(q.texts)
+	var a armResults
+	knnErrs, bm25Errs := make([]error, n), make([]error, n)
 	tr.KNNHits, tr.BM25Hits, tr.BM25Match = make([]int, n), make([]int, n), make([]string, n)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -275,45 +375,62 @@ func (r *Retriever) search(ctx context.Context, user string, queries []string, f
 		*d = max(*d, el)
 		mu.Unlock()
 	}
+	bm25Ran := false
 	if r.opts.BM25K > 0 {
-		for i, q := range queries {
-			match := tokenize.MatchQuery(r.bm25Terms(q))
+		a.bm25 = make([][]episode.Hit, n)
+		for i, text := range q.bm25 {
+			match := tokenize.MatchQuery(r.bm25Terms(text))
 			tr.BM25Match[i] = match
+			bm25Ran = bm25Ran || match != ""
 			wg.Go(func() {
 				t := time.Now()
-				hits, err := r.store.BM25(ctx, user, match, r.opts.BM25K, f)
+				a.bm25[i], bm25Errs[i] = r.store.BM25(ctx, user, match, r.opts.BM25K, f)
 				longest(&tr.BM25, t)
-				lists[n+i], errs[n+i] = ids(hits), err
-				tr.BM25Hits[i] = len(hits)
+				tr.BM25Hits[i] = len(a.bm25[i])
 			})
 		}
 	}
 	if r.opts.KNNK > 0 {
-		t := time.Now()
-		vecs, err := r.store.Embedder().Embed(ctx, queries)
-		tr.Embed = time.Since(t)
-		if err == nil && len(vecs) != n {
-			err = fmt.Errorf("embedder returned %d vectors for %d queries", len(vecs), n)
-		}
-		if err != nil {
+		vecs, err := r.embed(ctx, q.texts, tr)
+		switch {
+		case err != nil && r.opts.FallbackBM25 && bm25Ran && ctx.Err() == nil:
+			tr.Degraded = err.Error()
+		case err != nil:
 			wg.Wait()
-			return nil, fmt.Errorf("retriever: embed queries: %w", err)
-		}
-		for i, v := range vecs {
-			wg.Go(func() {
-				t := time.Now()
-				hits, err := r.store.KNN(ctx, user, v, r.opts.KNNK, f)
-				longest(&tr.KNN, t)
-				lists[i], errs[i] = ids(hits), err
-				tr.KNNHits[i] = len(hits)
-			})
+			return a, fmt.Errorf("retriever: embed queries: %w", err)
+		default:
+			a.knn = make([][]episode.Hit, n)
+			for i, v := range vecs {
+				wg.Go(func() {
+					t := time.Now()
+					a.knn[i], knnErrs[i] = r.store.KNN(ctx, user, v, r.opts.KNNK, f)
+					longest(&tr.KNN, t)
+					tr.KNNHits[i] = len(a.knn[i])
+				})
+			}
 		}
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("retriever: %w", err)
+	if err := errors.Join(append(knnErrs, bm25Errs...)...); err != nil {
+		return a, fmt.Errorf("retriever: %w", err)
 	}
-	return lists, nil
+	return a, nil
+}
+
+// embed embeds the query texts in one call, bounded by EmbedTimeout.
+func (r *Retriever) embed(ctx context.Context, texts []string, tr *Trace) ([][]float32, error) {
+	t := time.Now()
+	defer func() { tr.Embed = time.Since(t) }()
+	if r.opts.EmbedTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.opts.EmbedTimeout)
+		defer cancel()
+	}
+	vecs, err := r.store.Embedder().Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("embedder returned %d vectors for %d queries", len(vecs), len(texts))
+	}
+	return vecs, err
 }
 
 // bm25Terms returns the FTS terms of a query: compacted, clipped to
@@ -350,9 +467,9 @@ func MessagesOf(eps []episode.Episode) []Message {
 	return msgs
 }
 
-// formatContext renders the last ContextMessages messages, one per line, as
-// "User: text" or "Persona: text" with each text compacted.
-func (r *Retriever) formatContext(msgs []Message) string {
+// contextLines renders the last ContextMessages messages as lines "User:
+// text" or "Persona: text", each text compacted.
+func (r *Retriever) contextLines(msgs []Message) []string {
 	lines := make([]string, 0, len(msgs))
 	for _, m := range msgs {
 		var label string
@@ -371,5 +488,38 @@ func (r *Retriever) formatContext(msgs []Message) string {
 	if len(lines) > r.opts.ContextMessages {
 		lines = lines[len(lines)-r.opts.ContextMessages:]
 	}
-	return strings.Join(lines, "\n")
+	return lines
+}
+
+// echoFilter recognises episodes already in the recent conversation: the
+// stored episodes that served as context, and episodes whose user text or
+// reply is one of the recent messages. The zero value recognises nothing.
+type echoFilter struct {
+	ids                   []int64
+	userTexts, replyTexts []string
+}
+
+func newEchoFilter(ids []int64, recent []Message) echoFilter {
+	f := echoFilter{ids: ids}
+	for _, m := range recent {
+		c := pytext.Compact(m.Content)
+		switch {
+		case c == "":
+		case m.Role == "user":
+			f.userTexts = append(f.userTexts, c)
+		case m.Role == "assistant":
+			f.replyTexts = append(f.replyTexts, c)
+		}
+	}
+	return f
+}
+
+func (f echoFilter) is(e episode.Episode) bool {
+	if slices.Contains(f.ids, e.ID) {
+		return true
+	}
+	if len(f.userTexts) > 0 && e.UserText != "" && slices.Contains(f.userTexts, pytext.Compact(e.UserText)) {
+		return true
+	}
+	return len(f.replyTexts) > 0 && e.ReplyText != "" && slices.Contains(f.replyTexts, pytext.Compact(e.ReplyText))
 }

@@ -259,3 +259,139 @@ func TestRetrieveWithCandidates(t *testing.T) {
 		t.Fatal("top candidate is not the top hit")
 	}
 }
+
+func TestExcludeRecent(t *testing.T) {
+	s := newStore(t, nil)
+	ids := seed(t, s)
+	for _, tt := range []struct {
+		name    string
+		exclude bool
+		recent  []retriever.Message
+		echoes  int
+	}{
+		// nil Recent: the last three stored episodes (ids 1..3 of haruka) are the context.
+		{"stored context excluded", true, nil, 1},
+		{"stored context kept by the reference", false, nil, 0},
+		// The caller's messages: an episode whose user text is one of them is an echo.
+		{"caller context excluded by text", true, []retriever.Message{{Role: "user", Content: " 駅前の新しいラーメン屋で味噌ラーメンを食べたよ\n"}}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := retriever.DefaultOptions()
+			o.ExcludeRecent = tt.exclude
+			r := newRetriever(t, s, o)
+			res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "ラーメン屋の味噌ラーメン", Recent: tt.recent, Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range res.Hits {
+				found = found || h.Episode.ID == ids[0]
+			}
+			if found == tt.exclude || res.Trace.Echoes < tt.echoes {
+				t.Fatalf("ramen episode returned = %v, echoes = %d (exclude %v)", found, res.Trace.Echoes, tt.exclude)
+			}
+		})
+	}
+}
+
+func TestFallbackBM25WhenEmbedderFails(t *testing.T) {
+	s := newStore(t, nil)
+	ids := seed(t, s)
+	o := retriever.DefaultOptions()
+	r := newRetriever(t, storeWithEmbedder{s, failingEmbedder{s.Embedder()}}, o)
+	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "味噌ラーメン", Recent: []retriever.Message{}, Now: now})
+	if err != nil {
+		t.Fatalf("degraded retrieval failed: %v", err)
+	}
+	if res.Trace.Degraded == "" || len(res.Hits) == 0 || res.Hits[0].Episode.ID != ids[0] {
+		t.Fatalf("degraded = %q, hits = %+v", res.Trace.Degraded, res.Hits)
+	}
+	// Nothing can run: no BM25 terms (only punctuation) and no vectors.
+	if _, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "？！", Recent: []retriever.Message{}, Now: now}); err == nil {
+		t.Fatal("no error when neither arm can run")
+	}
+}
+
+type slowEmbedder struct{ embed.Embedder }
+
+func (s slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestEmbedTimeoutDegrades(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	o := retriever.DefaultOptions()
+	o.EmbedTimeout = 20 * time.Millisecond
+	r := newRetriever(t, storeWithEmbedder{s, slowEmbedder{s.Embedder()}}, o)
+	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "味噌ラーメン", Recent: []retriever.Message{}, Now: now})
+	if err != nil || !strings.Contains(res.Trace.Degraded, "deadline") {
+		t.Fatalf("err = %v, degraded = %q", err, res.Trace.Degraded)
+	}
+}
+
+func TestMessageFirstBM25KeepsTheMessage(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	long := []retriever.Message{{Role: "user", Content: strings.Repeat("今日は仕事がとても忙しかった。", 30)}}
+	for _, first := range []bool{false, true} {
+		o := retriever.DefaultOptions()
+		o.MessageFirstBM25 = first
+		r := newRetriever(t, s, o)
+		res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "ジョギング", Recent: long, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(res.Trace.BM25Match[1], "ジョギング"); got != first {
+			t.Fatalf("MessageFirstBM25=%v: Q2's BM25 query %q contains the message = %v", first, res.Trace.BM25Match[1], got)
+		}
+	}
+}
+
+func TestLocationDayWindow(t *testing.T) {
+	s := newStore(t, nil)
+	tokyo := time.FixedZone("JST", 9*3600)
+	// now = 2025-12-21 00:30 JST = 2025-12-20 15:30 UTC. The 1-day window starts at
+	// 2025-12-20 00:00 JST (15:00 UTC on the 19th) in Tokyo, at 2025-12-19 00:00 UTC in UTC.
+	jnow := time.Date(2025, 12, 21, 0, 30, 0, 0, tokyo)
+	add(t, s, episode.Episode{User: "u", UserText: "ラーメン食べた", OccurredAt: time.Date(2025, 12, 19, 10, 0, 0, 0, time.UTC)})
+	for _, tt := range []struct {
+		loc  *time.Location
+		want int
+	}{{nil, 1}, {tokyo, 0}} {
+		o := retriever.DefaultOptions()
+		o.MaxAgeDays = 1
+		o.Location = tt.loc
+		r := newRetriever(t, s, o)
+		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン食べた", Recent: []retriever.Message{}, Now: jnow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Trace.Fetched != tt.want {
+			t.Fatalf("location %v: %d candidates, want %d", tt.loc, res.Trace.Fetched, tt.want)
+		}
+	}
+}
+
+func TestGateCanSayNo(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	o := retriever.DefaultOptions()
+	o.Gate = retriever.Gate{MinCosine: 0.3, MinLex: 0.2}
+	r := newRetriever(t, s, o)
+	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "量子コンピュータって何？", Recent: []retriever.Message{}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 || res.Trace.Gated == 0 {
+		t.Fatalf("gate let an unrelated message through: %+v", res.Hits)
+	}
+	res, err = r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "駅前の新しいラーメン屋の味噌ラーメン", Recent: []retriever.Message{}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Cosine < 0.3 && res.Hits[0].LexMessage < 0.2 {
+		t.Fatalf("gate blocked a relevant memory: %+v", res.Hits)
+	}
+}
