@@ -1,16 +1,10 @@
 package tokenize
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // DefaultAnalyzer is the Name of the analyzer a new store uses unless told
 // otherwise.
 const DefaultAnalyzer = KagomeName
-
-// analyzerNames lists the names ByName accepts, for its error message.
-var analyzerNames = []string{KagomeName, BigramName, RawName, rawAlias}
 
 // ByName returns the analyzer called name: "kagome", "bigram" or "raw"
 // ("unicode61-raw" is accepted for "raw"). Names are exact: no case folding or
@@ -24,6 +18,6 @@ func ByName(name string) (Analyzer, error) {
 	case RawName, rawAlias:
 		return Raw(), nil
 	}
-	return nil, fmt.Errorf("tokenize: unknown analyzer %q (valid: %s)",
-		name, strings.Join(analyzerNames, ", "))
+	return nil, fmt.Errorf("tokenize: unknown analyzer %q (valid: %s, %s, %s, %s)",
+		name, KagomeName, BigramName, RawName, rawAlias)
 }

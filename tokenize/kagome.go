@@ -25,13 +25,15 @@ const KagomeName = "kagome"
 // for a whole compound still matches, because it is split the same way.
 const kagomeMode = tokenizer.Search
 
-// droppedPOS lists the IPA parts of speech (first feature) that carry no
-// content: symbols and punctuation, particles, auxiliary verbs and fillers.
-var droppedPOS = map[string]bool{
-	"記号":   true,
-	"助詞":   true,
-	"助動詞":  true,
-	"フィラー": true,
+// droppedPOS reports whether the Kagome analyzer drops a token of the IPA part
+// of speech pos (its first feature): symbols and punctuation, particles,
+// auxiliary verbs and fillers carry no content.
+func droppedPOS(pos string) bool {
+	switch pos {
+	case "記号", "助詞", "助動詞", "フィラー":
+		return true
+	}
+	return false
 }
 
 // kagomeDict is the lazily loaded IPA dictionary and the tokenizer over it,
@@ -78,8 +80,8 @@ type kagomeAnalyzer struct {
 	mode tokenizer.TokenizeMode
 }
 
-// Kagome returns the default analyzer, shared and safe for concurrent use. Its
-// pipeline:
+// Kagome returns the default analyzer. It is safe for concurrent use, and all
+// its values share one dictionary. Its pipeline:
 //
 //   - normalize: NFKC, then lower-case;
 //   - segment: split into script runs (see scriptRuns). A run of Han, Hiragana
@@ -94,7 +96,8 @@ type kagomeAnalyzer struct {
 //     the dictionary cannot place still yields terms. Tokens made only of ー
 //     or 々 are dropped.
 //
-// The dictionary is loaded on first use; call Warm to load it earlier. Should
+// The dictionary is loaded when the first Han or kana text is analyzed; call
+// Warm to load it earlier. Should
 // it fail to load, which only a corrupt build can cause, each CJK run becomes
 // one term, as under Raw, and Warm reports the error.
 func Kagome() Analyzer { return kagomeAnalyzer{mode: kagomeMode} }
@@ -118,9 +121,14 @@ func (a kagomeAnalyzer) Terms(text string) []string {
 }
 
 func (a kagomeAnalyzer) analyze(text string, c *collector) {
-	tok, err := loadKagome()
 	scriptRuns(normalize(text), func(kind runKind, run string) {
-		if kind != runCJK || err != nil {
+		if kind != runCJK {
+			c.add(run)
+			return
+		}
+		// Text without Han or kana never loads the dictionary.
+		tok, err := loadKagome()
+		if err != nil {
 			c.add(run)
 			return
 		}
@@ -209,7 +217,7 @@ func kagomeTerm(t tokenizer.Token) (string, bool) {
 		// class (kagome calls 𠮷 a symbol), so it is kept regardless.
 		return t.Surface, isContent(t.Surface)
 	}
-	if pos, _ := t.FeatureAt(0); droppedPOS[pos] {
+	if pos, _ := t.FeatureAt(0); droppedPOS(pos) {
 		return "", false
 	}
 	term := t.Surface

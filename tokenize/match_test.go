@@ -1,10 +1,6 @@
 package tokenize
 
 import (
-	"runtime"
-	"time"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -131,13 +127,6 @@ func FuzzMatchQuery(f *testing.F) {
 	db := openFTS(f, "昨日 ラーメン 食べる", "near a b", "col x and or not")
 	analyzers := []Analyzer{Raw(), Bigram(), Kagome()}
 	f.Fuzz(func(t *testing.T, s string) {
-		os.WriteFile(fmt.Sprintf("/tmp/fuzzcur-%d", os.Getpid()), []byte(s), 0o644)
-		tm := time.AfterFunc(3*time.Second, func() {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			os.WriteFile(fmt.Sprintf("/tmp/fuzzstack-%d", os.Getpid()), buf[:n], 0o644)
-		})
-		defer tm.Stop()
 		lists := [][]string{{s}, strings.Split(s, "|")}
 		for _, a := range analyzers {
 			lists = append(lists, a.Terms(s))
