@@ -481,8 +481,10 @@ func (r *Retriever) contextLines(msgs []Message) []string {
 		default:
 			continue
 		}
-		if c := pytext.Compact(m.Content); c != "" {
-			lines = append(lines, label+": "+c)
+		// As in the reference, only empty messages are skipped: a
+		// whitespace-only one still yields its label.
+		if m.Content != "" {
+			lines = append(lines, label+": "+pytext.Compact(m.Content))
 		}
 	}
 	if len(lines) > r.opts.ContextMessages {

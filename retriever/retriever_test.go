@@ -154,7 +154,7 @@ func TestRetrieveContext(t *testing.T) {
 	for i := range 8 {
 		msgs = append(msgs, retriever.Message{Role: []string{"user", "assistant"}[i%2], Content: " m\n" + string(rune('0'+i)) + " "})
 	}
-	msgs = append(msgs, retriever.Message{Role: "system", Content: "ignored"}, retriever.Message{Role: "user", Content: " \u3000 "})
+	msgs = append(msgs, retriever.Message{Role: "system", Content: "ignored"}, retriever.Message{Role: "user", Content: ""})
 	res, _ = r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Recent: msgs, Now: now})
 	want = "User: m 2\nPersona: m 3\nUser: m 4\nPersona: m 5\nUser: m 6\nPersona: m 7\n---\nx"
 	if res.Trace.Queries[1] != want {
