@@ -136,4 +136,3 @@ func ulp(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - 
 func tokenizeMatch(r *Retriever, text string) string {
 	return tokenize.MatchQuery(r.bm25Terms(text))
 }
-
