@@ -7,6 +7,7 @@ package episode
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -69,10 +70,12 @@ var ErrNotFound = errors.New("episode not found")
 // MaxUserLen is the longest User namespace accepted, in bytes.
 const MaxUserLen = 256
 
-// normalize fills defaults and validates e, naming the first problem found.
-func (e *Episode) normalize() error {
+// Normalize fills e's defaults (Kind Episode, Source "chat") and validates
+// it, naming the first problem found. Store.Add calls it on every episode; a
+// caller may call it first to reject bad input early.
+func (e *Episode) Normalize() error {
 	switch {
-	case e.User == "":
+	case strings.TrimSpace(e.User) == "":
 		return errors.New("user is empty")
 	case len(e.User) > MaxUserLen:
 		return fmt.Errorf("user is %d bytes, longer than %d", len(e.User), MaxUserLen)
@@ -90,8 +93,12 @@ func (e *Episode) normalize() error {
 		return errors.New("episode has neither user text nor reply text")
 	case e.OccurredAt.IsZero():
 		return errors.New("occurred_at is not set")
-	case e.Kind < 0, e.State < StateRaw || e.State > StateArchived, e.Sensitivity < SensitivityNormal || e.Sensitivity > SensitivitySecret:
-		return fmt.Errorf("kind %d, state %d or sensitivity %d out of range", e.Kind, e.State, e.Sensitivity)
+	case e.Kind < 0:
+		return fmt.Errorf("kind %d is negative", e.Kind)
+	case e.State < StateRaw || e.State > StateArchived:
+		return fmt.Errorf("state %d is out of range (0-3: raw, validated, consolidated, archived)", e.State)
+	case e.Sensitivity < SensitivityNormal || e.Sensitivity > SensitivitySecret:
+		return fmt.Errorf("sensitivity %d is out of range (0-2: normal, private, secret)", e.Sensitivity)
 	}
 	if e.Kind == 0 {
 		e.Kind = KindEpisode

@@ -160,6 +160,36 @@ type Meta struct {
 	Analyzer      string
 }
 
+// ReadMeta returns what the store at path records — schema version, embedder
+// identity and analyzer — without an embedder, opening it read-only.
+func ReadMeta(ctx context.Context, path string) (Meta, error) {
+	if !Exists(path) {
+		return Meta{}, fmt.Errorf("episode store: %s: no such store", path)
+	}
+	registerVec.Do(registerSQLiteVec)
+	db, err := sql.Open("sqlite3", "file:"+escapeURIPath(path)+"?mode=ro")
+	if err != nil {
+		return Meta{}, fmt.Errorf("episode store: read meta of %s: %w", path, err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Meta{}, fmt.Errorf("episode store: read meta of %s: %w", path, err)
+	}
+	defer tx.Rollback()
+	var m Meta
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&m.SchemaVersion); err != nil {
+		return Meta{}, fmt.Errorf("episode store: read meta of %s: %w", path, err)
+	}
+	meta, err := readMeta(ctx, tx)
+	if err != nil {
+		return Meta{}, fmt.Errorf("episode store: %s: %w", path, err)
+	}
+	m.Embedder.Name, m.Analyzer = meta[metaEmbedderName], meta[metaAnalyzer]
+	m.Embedder.Dim, _ = strconv.Atoi(meta[metaEmbedderDim])
+	return m, nil
+}
+
 // Meta returns the store's recorded identity.
 func (s *Store) Meta() Meta {
 	return Meta{SchemaVersion: SchemaVersion, Embedder: s.embedder.Identity(), Analyzer: s.analyzer.Name()}

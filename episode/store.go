@@ -75,6 +75,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
+	// Load a lazily loaded dictionary now, so the first Add or search does
+	// not pay for it.
+	if w, ok := s.analyzer.(interface{ Warm() error }); ok {
+		if err := w.Warm(); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("episode store: open %s: analyzer %s: %w", path, s.analyzer.Name(), err)
+		}
+	}
 	return s, nil
 }
 
@@ -119,7 +127,7 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	batch := make([]Episode, len(eps))
 	copy(batch, eps)
 	for i := range batch {
-		if err := batch[i].normalize(); err != nil {
+		if err := batch[i].Normalize(); err != nil {
 			return nil, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(batch[i].User), clipForError(batch[i].ExternalID), err)
 		}
 	}
@@ -238,6 +246,16 @@ func nullIfEmpty(s string) any {
 
 type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// IDByExternal returns the id of user's episode stored under external id ext,
+// or 0 when there is none.
+func (s *Store) IDByExternal(ctx context.Context, user, ext string) (int64, error) {
+	id, err := s.idByExternal(ctx, s.db, user, ext)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: %w", err)
+	}
+	return id, nil
 }
 
 func (s *Store) idByExternal(ctx context.Context, q queryer, user, ext string) (int64, error) {

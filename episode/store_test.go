@@ -118,6 +118,12 @@ func TestAddIdempotentByExternalID(t *testing.T) {
 	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
 		t.Fatalf("table counts = %v, want 2 in each", c)
 	}
+	if id, err := s.IDByExternal(ctx, "u", "x1"); err != nil || id != first[0] {
+		t.Fatalf("IDByExternal = %d, %v; want %d", id, err, first[0])
+	}
+	if id, err := s.IDByExternal(ctx, "u", "nope"); err != nil || id != 0 {
+		t.Fatalf("IDByExternal(unknown) = %d, %v", id, err)
+	}
 	got, _ := s.Get(ctx, first[0])
 	if got.UserText != "hello" {
 		t.Fatalf("re-add overwrote the episode: %q", got.UserText)
@@ -137,6 +143,8 @@ func TestAddRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"invalid utf-8 user text", ep("u", "ok\xff", "", day), "user text is not valid UTF-8"},
 		{"invalid utf-8 reply", ep("u", "ok", "\xc3\x28", day), "reply text is not valid UTF-8"},
 		{"empty user", ep("", "text", "", day), "user is empty"},
+		{"whitespace user", ep(" \t", "text", "", day), "user is empty"},
+		{"bad sensitivity", Episode{User: "u", UserText: "x", OccurredAt: day, Sensitivity: 7}, "sensitivity 7 is out of range"},
 		{"no text", ep("u", "", "", day), "neither user text nor reply text"},
 		{"no time", ep("u", "x", "", time.Time{}), "occurred_at is not set"},
 		{"bad state", Episode{User: "u", UserText: "x", OccurredAt: day, State: 9}, "out of range"},
@@ -342,7 +350,11 @@ func TestReopenChecksIdentity(t *testing.T) {
 	}
 	s2.Close()
 
-	_, err := Open(ctx, path, Options{Embedder: hashEmbedder(t, 32)})
+	m, err := ReadMeta(ctx, path)
+	if err != nil || m != (Meta{SchemaVersion: SchemaVersion, Embedder: hashEmbedder(t, 64).Identity(), Analyzer: tokenize.BigramName}) {
+		t.Fatalf("ReadMeta = %+v, %v", m, err)
+	}
+	_, err = Open(ctx, path, Options{Embedder: hashEmbedder(t, 32)})
 	if err == nil || !strings.Contains(err.Error(), "/64") || !strings.Contains(err.Error(), "/32") {
 		t.Fatalf("different embedder: error = %v, want one naming both identities", err)
 	}

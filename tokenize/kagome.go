@@ -105,6 +105,9 @@ func Kagome() Analyzer { return kagomeAnalyzer{mode: kagomeMode} }
 // Name returns "kagome".
 func (kagomeAnalyzer) Name() string { return KagomeName }
 
+// Warm loads the dictionary now (see Warm); a store calls it when it opens.
+func (kagomeAnalyzer) Warm() error { return Warm() }
+
 // Index returns all terms of text, repeats included, joined by single spaces.
 func (a kagomeAnalyzer) Index(text string) string {
 	var c collector
