@@ -7,7 +7,21 @@
 //
 // Commands:
 //
-//	demo    load the Japanese demo conversations into a temporary store and answer a few questions
+//	demo     load the Japanese demo conversations into a temporary store and answer a few questions
+//	ingest   add episodes from JSON Lines files or conversation transcripts
+//	retrieve find the episodes worth reminding the model of, with their score parts
+//	delete   delete episodes by id or external id
+//	forget   delete every episode of a person
+//	stats    describe the store: embedder, analyzer, row counts, size
+//	reembed  recompute every vector with another embedder
+//	serve    run the HTTP JSON API
+//
+// The commands that open a store share the flags -db, -embedder, -endpoint,
+// -model, -dim, -key-env and -preset, whose defaults come from the
+// environment variables OMOIDE_DB, OMOIDE_EMBEDDER, OMOIDE_ENDPOINT,
+// OMOIDE_MODEL, OMOIDE_DIM and OMOIDE_PRESET. The API key of an openai
+// embedder is read from the environment variable -key-env names
+// (OPENAI_API_KEY by default), never from a flag.
 //
 // Run "omoide <command> -help" for a command's flags. Exit status: 0 on
 // success, 1 on failure, 2 on a usage error.
@@ -33,6 +47,13 @@ type command struct {
 
 var commands = []command{
 	{"demo", "load the Japanese demo conversations into a temporary store and answer a few questions", runDemo},
+	{"ingest", "add episodes from JSON Lines files or conversation transcripts", runIngest},
+	{"retrieve", "find the episodes worth reminding the model of, with their score parts", runRetrieve},
+	{"delete", "delete episodes by id or external id", runDelete},
+	{"forget", "delete every episode of a person", runForget},
+	{"stats", "describe the store: embedder, analyzer, row counts, size", runStats},
+	{"reembed", "recompute every vector with another embedder", runReembed},
+	{"serve", "run the HTTP JSON API (omoide serve -help for the endpoints)", runServe},
 }
 
 // errUsage marks an error in how the command was called (exit status 2).
@@ -75,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: omoide <command> [flags]\n\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun \"omoide <command> -help\" for a command's flags.")
 }

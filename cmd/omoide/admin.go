@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+)
+
+const deleteDescription = `Delete removes episodes from the store (the episode, its text index row and its vector, in one
+transaction): by store id (-id, repeatable) or by the caller's external id (-external-id with
+-user). An id the store does not hold is an error (exit status 1) after the others are deleted.
+
+`
+
+func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("delete", stderr)
+	sc := addStoreFlags(fs)
+	var ids int64List
+	fs.Var(&ids, "id", "the store `id` of an episode to delete (repeatable, or comma-separated)")
+	ext := fs.String("external-id", "", "the external `id` of the episode to delete (needs -user)")
+	user := fs.String("user", "", "the person of -external-id")
+	setUsage(fs, "omoide delete -id N [-id M ...] | -external-id X -user U", deleteDescription)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	switch {
+	case len(ids) > 0 && (*ext != "" || *user != ""):
+		return fmt.Errorf("%w: give -id, or -external-id with -user, not both", errUsage)
+	case len(ids) == 0 && *ext == "":
+		return fmt.Errorf("%w: nothing to delete: give -id N, or -external-id X -user U", errUsage)
+	case *ext != "" && *user == "":
+		return fmt.Errorf("%w: -external-id needs -user (external ids are per person)", errUsage)
+	}
+	store, err := sc.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *ext != "" {
+		id, err := store.IDByExternal(ctx, *user, *ext)
+		if err != nil {
+			return err
+		}
+		if id == 0 {
+			return fmt.Errorf("no episode of user %q has external id %q", *user, *ext)
+		}
+		ids = int64List{id}
+	}
+	found, err := store.GetMany(ctx, ids)
+	if err != nil {
+		return err
+	}
+	present := make(map[int64]bool, len(found))
+	var uniq []episode.Episode
+	var del []int64
+	for _, e := range found {
+		if !present[e.ID] {
+			present[e.ID] = true
+			uniq = append(uniq, e)
+			del = append(del, e.ID)
+		}
+	}
+	n, err := store.Delete(ctx, del...)
+	if err != nil {
+		return err
+	}
+	for _, e := range uniq {
+		fmt.Fprintf(stdout, "deleted episode %d (user %q, external id %q, %s)\n", e.ID, e.User, e.ExternalID, e.OccurredAt.Format(time.RFC3339))
+	}
+	fmt.Fprintf(stdout, "%d episodes deleted\n", n)
+	var missing []string
+	for _, id := range ids {
+		if !present[id] {
+			missing = append(missing, strconv.FormatInt(id, 10))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no episode with id %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("forget", stderr)
+	sc := addStoreFlags(fs)
+	user := fs.String("user", "", "the person to forget entirely (required); asks nothing")
+	setUsage(fs, "omoide forget -user U", "Forget removes every episode of a person from the store, without asking.\n\n")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	if *user == "" {
+		return fmt.Errorf("%w: -user is required", errUsage)
+	}
+	store, err := sc.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	n, err := store.DeleteUser(ctx, *user)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "forgot %q: %d episodes removed\n", *user, n)
+	return nil
+}
+
+func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stats", stderr)
+	sc := addStoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print the statistics as JSON")
+	setUsage(fs, "omoide stats [-json]", `Stats describes the store: its schema version, embedder, analyzer and row counts. The episodes,
+the text index and the vector index hold one row per episode each; "inconsistent" says they
+do not.
+
+`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	store, err := sc.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	st, err := store.Stats(ctx, sc.db)
+	if err != nil {
+		return err
+	}
+	js := toStatsJSON(sc.db, st)
+	if *asJSON {
+		return writeJSON(stdout, js)
+	}
+	state := "consistent"
+	if !js.Consistent {
+		state = "inconsistent: the episodes, text index and vector index counts differ"
+	}
+	fmt.Fprintf(stdout, "store          %s\n", sc.db)
+	fmt.Fprintf(stdout, "schema         %d\n", js.SchemaVersion)
+	fmt.Fprintf(stdout, "embedder       %s\n", js.Embedder)
+	fmt.Fprintf(stdout, "analyzer       %s\n", js.Analyzer)
+	fmt.Fprintf(stdout, "episodes       %d\n", js.Episodes)
+	fmt.Fprintf(stdout, "users          %d\n", js.Users)
+	fmt.Fprintf(stdout, "fts rows       %d\n", js.FTSRows)
+	fmt.Fprintf(stdout, "vector rows    %d\n", js.VectorRows)
+	fmt.Fprintf(stdout, "rows           %s\n", state)
+	fmt.Fprintf(stdout, "file size      %s (%d bytes, with the WAL)\n", humanBytes(js.FileBytes), js.FileBytes)
+	return nil
+}
+
+// humanBytes formats n in binary units.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+const reembedDescription = `Reembed recomputes every episode's vector with the embedder the flags describe and records it as
+the store's embedder, in one transaction: if anything fails, the store keeps its old vectors.
+Run it after changing the embedder (model, dimension, or hash <-> openai); stop any "omoide
+serve" on the store first. Afterwards open the store with the new embedder flags.
+
+`
+
+func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reembed", stderr)
+	sc := addStoreFlags(fs)
+	batch := fs.Int("batch", episode.DefaultReembedBatch, "episodes per embedder call")
+	showProgress := fs.Bool("progress", false, "draw the progress bar on stderr even when it is not a terminal")
+	setUsage(fs, "omoide reembed [flags]", reembedDescription)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	if *batch <= 0 {
+		return fmt.Errorf("%w: -batch %d: must be positive", errUsage, *batch)
+	}
+	if err := sc.mustExist(); err != nil {
+		return err
+	}
+	e, err := sc.newEmbedder()
+	if err != nil {
+		return err
+	}
+	old := "unknown"
+	if id, err := recordedIdentity(ctx, sc.db); err == nil {
+		old = id.String()
+	}
+	start := time.Now()
+	bar := newProgressBar(stderr, *showProgress || isTerminal(stderr), 0)
+	n, err := episode.Reembed(ctx, sc.db, e, *batch, func(done, total int) {
+		bar.total = total
+		bar.update(done)
+	})
+	bar.finish(n)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(stdout, "re-embedded %d episodes: %s -> %s, %s, %s episodes/s\n",
+		n, old, e.Identity(), elapsed.Round(time.Millisecond), rate(n, elapsed))
+	return nil
+}

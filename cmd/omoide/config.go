@@ -1,0 +1,391 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// stdin is what "-" reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// Environment variables that give the shared flags their defaults.
+const (
+	envDB       = "OMOIDE_DB"
+	envEmbedder = "OMOIDE_EMBEDDER"
+	envEndpoint = "OMOIDE_ENDPOINT"
+	envModel    = "OMOIDE_MODEL"
+	envDim      = "OMOIDE_DIM"
+	envPreset   = "OMOIDE_PRESET"
+	envToken    = "OMOIDE_TOKEN"
+)
+
+// storeConfig is the configuration shared by the subcommands that open a
+// store: where it is, which embedder computes its vectors and which retriever
+// preset searches it.
+type storeConfig struct {
+	fs       *flag.FlagSet
+	db       string
+	embedder string
+	endpoint string
+	model    string
+	dim      int
+	keyEnv   string
+	preset   string
+	envErr   error // a bad OMOIDE_DIM, reported unless -dim is given
+}
+
+// envOr returns the environment variable name, or def when it is unset or
+// empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// addStoreFlags registers the shared flags on fs, with their environment
+// fallbacks.
+func addStoreFlags(fs *flag.FlagSet) *storeConfig {
+	c := &storeConfig{fs: fs}
+	fs.StringVar(&c.db, "db", envOr(envDB, "omoide.db"), "the store, a SQLite database `file` (env "+envDB+")")
+	fs.StringVar(&c.embedder, "embedder", envOr(envEmbedder, "hash"),
+		"the embedder: hash (offline, lexical) or openai (any OpenAI-compatible /embeddings endpoint) (env "+envEmbedder+")")
+	fs.StringVar(&c.endpoint, "endpoint", os.Getenv(envEndpoint),
+		"openai: the API base `URL`, e.g. http://localhost:11434/v1 (default "+embed.DefaultOpenAIBaseURL+") (env "+envEndpoint+")")
+	fs.StringVar(&c.model, "model", os.Getenv(envModel), "openai: the embedding `model` (env "+envModel+")")
+	dim := 0
+	if v := os.Getenv(envDim); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			c.envErr = fmt.Errorf("environment variable %s=%q is not a positive integer", envDim, v)
+		} else {
+			dim = n
+		}
+	}
+	fs.IntVar(&c.dim, "dim", dim, "the vector dimension: required for openai; hash defaults to "+strconv.Itoa(embed.DefaultHashDim)+" (env "+envDim+")")
+	fs.StringVar(&c.keyEnv, "key-env", "OPENAI_API_KEY", "openai: the `name` of the environment variable that holds the API key (the key itself is never a flag)")
+	fs.StringVar(&c.preset, "preset", envOr(envPreset, omoide.PresetDefault), "the retriever preset: default or reference (env "+envPreset+")")
+	return c
+}
+
+// set reports whether the flag name was given on the command line.
+func (c *storeConfig) set(name string) bool {
+	found := false
+	c.fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// validate checks the shared flags; every error it returns is a usage error.
+func (c *storeConfig) validate() error {
+	if c.envErr != nil && !c.set("dim") {
+		return fmt.Errorf("%w: %v", errUsage, c.envErr)
+	}
+	if c.db == "" {
+		return fmt.Errorf("%w: -db is empty", errUsage)
+	}
+	if c.dim < 0 {
+		return fmt.Errorf("%w: -dim %d: must be positive", errUsage, c.dim)
+	}
+	if _, _, err := omoide.PresetOptions(c.preset); err != nil {
+		return fmt.Errorf("%w: -preset %q: want %s or %s", errUsage, c.preset, omoide.PresetDefault, omoide.PresetReference)
+	}
+	switch c.embedder {
+	case "hash":
+		for _, name := range []string{"endpoint", "model"} {
+			if c.set(name) {
+				return fmt.Errorf("%w: -%s is for -embedder openai, not hash", errUsage, name)
+			}
+		}
+	case "openai":
+		if strings.TrimSpace(c.model) == "" {
+			return fmt.Errorf("%w: -embedder openai needs -model (or %s)", errUsage, envModel)
+		}
+		if c.dim == 0 {
+			return fmt.Errorf("%w: -embedder openai needs -dim, the model's vector dimension (or %s)", errUsage, envDim)
+		}
+		if c.keyEnv == "" {
+			return fmt.Errorf("%w: -key-env is empty", errUsage)
+		}
+	default:
+		return fmt.Errorf("%w: -embedder %q: want hash or openai", errUsage, c.embedder)
+	}
+	return nil
+}
+
+// newEmbedder returns the embedder the flags describe.
+func (c *storeConfig) newEmbedder() (embed.Embedder, error) {
+	if c.embedder == "openai" {
+		e, err := embed.NewOpenAI(embed.OpenAIConfig{
+			BaseURL: c.endpoint,
+			Model:   c.model,
+			APIKey:  os.Getenv(c.keyEnv),
+			Dim:     c.dim,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return e, nil
+	}
+	// The same embedder as omoide.DefaultEmbedder, at the chosen dimension.
+	h, err := embed.NewHash(embed.HashOptions{Dim: c.dim, Terms: tokenize.Kagome().Terms})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return h, nil
+}
+
+// mustExist reports an error when there is no store at the configured path.
+func (c *storeConfig) mustExist() error {
+	if !episode.Exists(c.db) {
+		return fmt.Errorf("no store at %s (create one with \"omoide ingest\", or name it with -db or %s)", c.db, envDB)
+	}
+	return nil
+}
+
+// openMemory opens the memory the flags describe; the store is created when
+// it is missing unless mustExist.
+func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memorypack.Options) (*omoide.Memory, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if mustExist {
+		if err := c.mustExist(); err != nil {
+			return nil, err
+		}
+	}
+	e, err := c.newEmbedder()
+	if err != nil {
+		return nil, err
+	}
+	mem, err := omoide.Open(ctx, omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack})
+	if err != nil {
+		if id, rerr := recordedIdentity(ctx, c.db); rerr == nil && id != e.Identity() {
+			err = fmt.Errorf("%w\n(the flags describe the embedder %s; %s, or change the store's embedder with \"omoide reembed\")",
+				err, e.Identity(), flagsFor(id))
+		}
+		return nil, err
+	}
+	return mem, nil
+}
+
+// flagsFor suggests the flags that describe the embedder id.
+func flagsFor(id embed.Identity) string {
+	if model, ok := strings.CutPrefix(id.Name, "openai:"); ok {
+		return fmt.Sprintf("open it with -embedder openai -model %s -dim %d", model, id.Dim)
+	}
+	if strings.HasPrefix(id.Name, "hash-") {
+		return fmt.Sprintf("open it with -embedder hash -dim %d", id.Dim)
+	}
+	return "open it with the embedder " + id.String()
+}
+
+// openStore opens an existing store for a command that embeds nothing
+// (stats, delete, forget). It opens the store with the embedder identity the
+// store recorded, so that these commands work without repeating the embedder
+// flags; when that identity cannot be read it falls back to the flags.
+func (c *storeConfig) openStore(ctx context.Context) (*episode.Store, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if err := c.mustExist(); err != nil {
+		return nil, err
+	}
+	var e embed.Embedder
+	if id, err := recordedIdentity(ctx, c.db); err == nil {
+		e = noEmbedder{id}
+	} else if e, err = c.newEmbedder(); err != nil {
+		return nil, err
+	}
+	return episode.Open(ctx, c.db, episode.Options{Embedder: e})
+}
+
+// noEmbedder carries a store's recorded embedder identity for the commands
+// that never embed.
+type noEmbedder struct{ id embed.Identity }
+
+func (n noEmbedder) Identity() embed.Identity { return n.id }
+
+func (n noEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, fmt.Errorf("embedder %s is not available to this command", n.id)
+}
+
+// recordedIdentity reads the embedder identity recorded in the store at path.
+func recordedIdentity(ctx context.Context, path string) (embed.Identity, error) {
+	m, err := episode.ReadMeta(ctx, path)
+	return m.Embedder, err
+}
+
+// parseArgs parses args like parse, but allows positional arguments among
+// the flags (omoide ingest a.jsonl -db x.db) and returns them. Everything
+// after "--" is positional.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// setUsage gives fs a usage message: the synopsis, the description, then the
+// flags.
+func setUsage(fs *flag.FlagSet, synopsis, description string) {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: %s\n\n%s\nflags:\n", synopsis, strings.TrimLeft(description, "\n"))
+		fs.PrintDefaults()
+	}
+}
+
+// int64List is a repeatable flag of integers; a value may also hold several,
+// comma-separated.
+type int64List []int64
+
+func (l *int64List) String() string {
+	s := make([]string, len(*l))
+	for i, v := range *l {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *int64List) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not an episode id (a positive integer)", part)
+		}
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+// byteSize is a flag holding a number of bytes: 4194304, 4MiB, 512KiB, 4M, 1G.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	switch n := int64(*b); {
+	case n > 0 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n > 0 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	default:
+		return strconv.FormatInt(n, 10)
+	}
+}
+
+func (b *byteSize) Set(v string) error {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
+		{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(strings.ToUpper(s), strings.ToUpper(u.suffix)) {
+			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("%q is not a positive size (e.g. 4MiB, 512KiB, 1048576)", v)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progressBar draws "\r  12000/200000 episodes  6%  4100/s" on a terminal.
+type progressBar struct {
+	w     io.Writer
+	on    bool
+	total int // 0 when unknown
+	start time.Time
+	last  time.Time
+	width int // of the last line drawn
+}
+
+func newProgressBar(w io.Writer, on bool, total int) *progressBar {
+	return &progressBar{w: w, on: on, total: total, start: time.Now()}
+}
+
+// update redraws the bar at most ten times a second.
+func (p *progressBar) update(done int) {
+	if !p.on || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.draw(done)
+}
+
+func (p *progressBar) draw(done int) {
+	p.last = time.Now()
+	rate := 0.0
+	if el := time.Since(p.start).Seconds(); el > 0 {
+		rate = float64(done) / el
+	}
+	var line string
+	if p.total > 0 {
+		line = fmt.Sprintf("  %d/%d episodes  %d%%  %.0f/s", done, p.total, min(100, done*100/p.total), rate)
+	} else {
+		line = fmt.Sprintf("  %d episodes  %.0f/s", done, rate)
+	}
+	pad := max(0, p.width-len(line))
+	p.width = len(line)
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
+}
+
+// finish draws the final state and ends the line.
+func (p *progressBar) finish(done int) {
+	if !p.on || p.last.IsZero() && done == 0 {
+		return
+	}
+	p.draw(done)
+	fmt.Fprintln(p.w)
+}
+
+// rate formats n per elapsed second.
+func rate(n int, elapsed time.Duration) string {
+	if elapsed <= 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(n)/elapsed.Seconds(), 'f', 0, 64)
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/retriever"
+)
+
+const retrieveDescription = `Retrieve finds the user's past episodes worth reminding the model of, given their new message,
+and prints them ranked with their score parts and the trace of the pipeline; -pack prints the
+EPISODE_EVIDENCE section instead (nothing, when nothing is worth injecting), -json the result
+as JSON.
+
+The context is the conversation just before the message, oldest first: -context FILE (a JSON
+array [{"role": "user"|"assistant", "content": "..."}], "-" for standard input) or repeated
+-recent flags. With neither, the user's last stored episodes serve as the context, as in the
+reference design; -no-context searches with the message alone.
+
+`
+
+// recentFlags is the repeatable -recent "user:TEXT" / "assistant:TEXT".
+type recentFlags []retriever.Message
+
+func (r *recentFlags) String() string { return fmt.Sprint(len(*r), " messages") }
+
+func (r *recentFlags) Set(v string) error {
+	role, content, ok := strings.Cut(v, ":")
+	role = strings.TrimSpace(role)
+	if !ok || role != "user" && role != "assistant" {
+		return fmt.Errorf("%q: want \"user:TEXT\" or \"assistant:TEXT\"", clipRunes(v, 40))
+	}
+	*r = append(*r, retriever.Message{Role: role, Content: strings.TrimSpace(content)})
+	return nil
+}
+
+func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("retrieve", stderr)
+	sc := addStoreFlags(fs)
+	user := fs.String("user", "", "whose memory to search (required)")
+	text := fs.String("text", "", "the person's new message (or give it as the argument)")
+	ctxFile := fs.String("context", "", "a JSON `file` of the recent turns, oldest first, or - for standard input")
+	var recent recentFlags
+	fs.Var(&recent, "recent", "a recent turn, oldest first: \"user:TEXT\" or \"assistant:TEXT\" (repeatable)")
+	noContext := fs.Bool("no-context", false, "search with the message alone (not the last stored episodes)")
+	nowFlag := fs.String("now", "", "the clock, RFC 3339 (default: now)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pack := fs.Bool("pack", false, "print the EPISODE_EVIDENCE section instead of the ranking")
+	strategy := fs.String("strategy", "quote_key_parts", "-pack: how much to quote: quote_key_parts, summarize or full")
+	tz := fs.String("tz", "Local", "the time `zone` of the dates shown, e.g. Asia/Tokyo")
+	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the thresholds")
+	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
+	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 1:
+		return fmt.Errorf("%w: unexpected argument %q (quote the message)", errUsage, pos[1])
+	case len(pos) == 1 && *text != "":
+		return fmt.Errorf("%w: the message is given twice: as -text and as the argument %q", errUsage, pos[0])
+	case len(pos) == 1:
+		*text = pos[0]
+	}
+	if *user == "" {
+		return fmt.Errorf("%w: -user is required", errUsage)
+	}
+	if strings.TrimSpace(*text) == "" {
+		return fmt.Errorf("%w: no message: give -text or the message as the argument", errUsage)
+	}
+	req := retriever.Request{User: *user, Text: *text, WithCandidates: *candidates}
+	sources := 0
+	for _, b := range []bool{*ctxFile != "", len(recent) > 0, *noContext} {
+		if b {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return fmt.Errorf("%w: give one of -context, -recent and -no-context", errUsage)
+	}
+	switch {
+	case *ctxFile != "":
+		if req.Recent, err = readContextFile(*ctxFile); err != nil {
+			return fmt.Errorf("%w: -context %s: %v", errUsage, *ctxFile, err)
+		}
+	case len(recent) > 0:
+		req.Recent = recent
+	case *noContext:
+		req.Recent = []retriever.Message{}
+	}
+	if *nowFlag != "" {
+		if req.Now, err = time.Parse(time.RFC3339, *nowFlag); err != nil {
+			return fmt.Errorf("%w: -now %q: want RFC 3339, e.g. 2025-06-01T21:30:00+09:00", errUsage, *nowFlag)
+		}
+	}
+	loc, err := time.LoadLocation(*tz)
+	if err != nil {
+		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	}
+	popts := memorypack.DefaultOptions()
+	popts.Location = loc
+	if popts.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
+		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
+	}
+
+	mem, err := sc.openMemory(ctx, true, popts)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	section, res, err := mem.Evidence(ctx, req)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asJSON && *pack:
+		return writeJSON(stdout, packJSON{Section: section, Inject: section != "", Hits: toHitsJSON(res.Hits), Trace: toTraceJSON(res.Trace)})
+	case *asJSON:
+		return writeJSON(stdout, toResultJSON(res))
+	case *pack:
+		if section == "" {
+			fmt.Fprintf(stderr, "omoide retrieve: nothing worth injecting (%d episodes picked)\n", len(res.Hits))
+			return nil
+		}
+		_, err := io.WriteString(stdout, section)
+		return err
+	}
+	printResult(stdout, req, res, loc, *clip)
+	return nil
+}
+
+// readContextFile reads a JSON array of recent turns.
+func readContextFile(name string) ([]retriever.Message, error) {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	var ms []messageInput
+	if err := decodeStrict(r, &ms); err != nil {
+		return nil, fmt.Errorf("%v (want [{\"role\": \"user\", \"content\": \"...\"}, ...])", err)
+	}
+	out, err := messages(ms)
+	if out == nil && err == nil {
+		out = []retriever.Message{} // null: no context
+	}
+	return out, err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printResult prints the ranking and the trace as text.
+func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *time.Location, clip int) {
+	t := res.Trace
+	fmt.Fprintf(w, "%s: %d episodes in %s", req.User, len(res.Hits), fmtDur(t.Total))
+	if t.Skipped != "" {
+		fmt.Fprintf(w, " (skipped: %s)", t.Skipped)
+	}
+	fmt.Fprintln(w)
+	if t.Degraded != "" {
+		fmt.Fprintf(w, "degraded: %s\n", t.Degraded)
+	}
+	if len(res.Hits) > 0 {
+		fmt.Fprintln(w)
+		printHits(w, res.Hits, loc, clip)
+	}
+	if res.Candidates != nil {
+		fmt.Fprintf(w, "\ncandidates (%d, before the thresholds):\n", len(res.Candidates))
+		printHits(w, res.Candidates, loc, clip)
+	}
+	fmt.Fprintf(w, "\ntrace: embed %s  knn %s  bm25 %s  fuse %s  fetch %s  rerank %s  total %s\n",
+		fmtDur(t.Embed), fmtDur(t.KNN), fmtDur(t.BM25), fmtDur(t.Fuse), fmtDur(t.Fetch), fmtDur(t.Rerank), fmtDur(t.Total))
+	fmt.Fprintf(w, "       candidates %d  fetched %d  echoes %d  gated %d  picked %d\n", t.Candidates, t.Fetched, t.Echoes, t.Gated, t.Picked)
+	for i, q := range t.Queries {
+		fmt.Fprintf(w, "  q%d: %s\n", i+1, pytext.Clip(q, 80))
+		var parts []string
+		if i < len(t.KNNHits) {
+			parts = append(parts, fmt.Sprintf("knn %d hits", t.KNNHits[i]))
+		}
+		if i < len(t.BM25Hits) {
+			parts = append(parts, fmt.Sprintf("bm25 %d hits", t.BM25Hits[i]))
+		}
+		if i < len(t.BM25Match) {
+			parts = append(parts, fmt.Sprintf("match %s", pytext.Clip(t.BM25Match[i], 80)))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "      %s\n", strings.Join(parts, ", "))
+		}
+	}
+}
+
+func printHits(w io.Writer, hits []retriever.Hit, loc *time.Location, clip int) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\trelevance\tscore\trrf_norm\tlex\trec\tdate\tid\texternal id\ttext")
+	for i, h := range hits {
+		rel := "-"
+		if h.Relevance != 0 {
+			rel = h.Relevance.String()
+		}
+		e := h.Episode
+		text := e.UserText
+		if e.ReplyText != "" {
+			if text != "" {
+				text += " / "
+			}
+			text += e.ReplyText
+		}
+		ext := e.ExternalID
+		if ext == "" {
+			ext = "-"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\n", i+1, rel, h.Score, h.RRFNorm, h.Lex, h.Rec,
+			e.OccurredAt.In(loc).Format("2006-01-02"), e.ID, ext, pytext.Clip(text, clip))
+	}
+	tw.Flush()
+}
+
+// fmtDur formats a duration in milliseconds with microsecond precision.
+func fmtDur(d time.Duration) string {
+	return fmt.Sprintf("%.3fms", float64(d.Microseconds())/1000)
+}

@@ -1,0 +1,608 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/retriever"
+)
+
+// apiDoc documents the HTTP API (omoide serve -help); the doc comment of
+// newServer says the same.
+const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
+
+  POST   /v1/episodes    store episodes: a JSON array, or {"episodes": [...]}, of
+                         {"user", "user_text", "reply_text", "occurred_at" (RFC 3339; default now),
+                          "id" or "external_id" (optional; re-adding the same one is a no-op),
+                          "source", "kind", "state", "sensitivity" (optional)}
+                         -> {"ids": [store ids, in order]}
+  POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant", "content"}],
+                          "now" (RFC 3339; default now), "with_candidates" (bool)}
+                         -> {"hits": [{"id", "external_id", "user", "user_text", "reply_text",
+                             "occurred_at", "relevance", "reason", "score", "rrf", "rrf_norm",
+                             "lex", "rec", ...}], "trace": {"queries", "candidates", "picked",
+                             "embed_us", "knn_us", "bm25_us", ..., "total_us"}}
+                         "recent" left out (or null) means: the user's last stored episodes are
+                         the context; [] means no context.
+  POST   /v1/pack        the same body, plus optional "strategy" and "tz"
+                         -> {"section": "[EPISODE_EVIDENCE]...", "inject": bool, "hits", "trace"}
+                         ("section" is "" and "inject" false when nothing is worth injecting)
+  DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
+  DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
+  DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n}
+  GET    /healthz        {"ok": true, "episodes", "users", "fts_rows", "vector_rows",
+                          "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}
+
+Path segments are percent-encoded (a user "line/U1" is /v1/users/line%2FU1). With a token
+(-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
+(else 401). Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413 body
+over -max-body; 500 store or embedder failure; 503 request over -timeout.
+
+SIGINT or SIGTERM stops accepting connections, waits up to -shutdown-timeout for the requests in
+flight (an accepted write is stored before the process exits), then closes the store.
+
+`
+
+const defaultMaxBody = 4 << 20
+
+// serveHooks let tests learn the bound address and when shutdown began.
+type serveHooks struct {
+	ready      func(addr net.Addr) // called once listening
+	onShutdown func()              // called when shutdown has closed the listener
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return serve(ctx, args, stdout, stderr, serveHooks{})
+}
+
+// serve is the serve subcommand: it runs the HTTP API until ctx is done.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks serveHooks) error {
+	fs := newFlagSet("serve", stderr)
+	sc := addStoreFlags(fs)
+	addr := fs.String("addr", "127.0.0.1:8765", "the `host:port` to listen on")
+	token := fs.String("token", "", "require \"Authorization: Bearer TOKEN\" (default: env "+envToken+", which is safer: a flag shows in ps)")
+	maxBody := byteSize(defaultMaxBody)
+	fs.Var(&maxBody, "max-body", "the request body `limit` (e.g. 4MiB, 512KiB, 1048576)")
+	timeout := fs.Duration("timeout", 30*time.Second, "the time limit of one request")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for the requests in flight")
+	strategy := fs.String("strategy", "quote_key_parts", "the default /v1/pack strategy: quote_key_parts, summarize or full")
+	tz := fs.String("tz", "Local", "the default time `zone` of /v1/pack dates, e.g. Asia/Tokyo")
+	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
+	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
+loopback by default and logs each request (method, path, status, duration) to stderr; it never
+logs message text, the token or the API key.
+
+`+apiDoc)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	if *timeout <= 0 || *shutdownTimeout <= 0 {
+		return fmt.Errorf("%w: -timeout and -shutdown-timeout must be positive", errUsage)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
+	}
+	popts := memorypack.DefaultOptions()
+	var err error
+	if popts.Location, err = time.LoadLocation(*tz); err != nil {
+		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	}
+	if popts.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
+		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
+	}
+	tok := *token
+	if tok == "" {
+		tok = os.Getenv(envToken)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	mem, err := sc.openMemory(ctx, false, popts)
+	if err != nil {
+		return err
+	}
+	// Load the analyzer's dictionary now, not during the first request
+	// (kagome takes about half a second the first time).
+	mem.Store.Analyzer().Index("起動")
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		mem.Close()
+		return err
+	}
+	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, StorePath: sc.db, Logger: logger})
+	// Requests run under their own base context: the signal that stops the
+	// server must not cancel the writes in flight.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	const readTimeout = time.Minute
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      readTimeout + *timeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	if hooks.onShutdown != nil {
+		srv.RegisterOnShutdown(hooks.onShutdown)
+	}
+	if tok == "" && !isLoopback(ln.Addr()) {
+		logger.Warn("listening beyond loopback without a token: anyone who can reach this address can read and erase memories")
+	}
+	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", sc.db,
+		"embedder", mem.Store.Embedder().Identity().String(), "analyzer", mem.Store.Analyzer().Name(), "auth", tok != "")
+	if hooks.ready != nil {
+		hooks.ready(ln.Addr())
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case serveErr = <-errc:
+		// Serve failed: stop the requests still running before closing the store.
+		cancelBase()
+		srv.Close()
+	case <-ctx.Done():
+		logger.Info("shutting down: waiting for the requests in flight", "timeout", *shutdownTimeout)
+		sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+		serveErr = srv.Shutdown(sctx)
+		cancel()
+		if serveErr != nil {
+			logger.Warn("shutdown timed out: cancelling the requests still in flight")
+			cancelBase()
+			srv.Close()
+			serveErr = fmt.Errorf("shutdown: %w", serveErr)
+		}
+		<-errc // http.ErrServerClosed
+	}
+	h.inflight.Wait()
+	if err := mem.Close(); err != nil {
+		serveErr = errors.Join(serveErr, fmt.Errorf("close the store: %w", err))
+	}
+	logger.Info("stopped")
+	return serveErr
+}
+
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// serverConfig configures newServer.
+type serverConfig struct {
+	Token          string        // "" = no authentication
+	MaxBody        int64         // request body limit; 0 = 4 MiB
+	RequestTimeout time.Duration // per request; 0 = 30 s
+	StorePath      string        // for /healthz's file size
+	Logger         *slog.Logger  // nil = no logging
+}
+
+// server is the HTTP JSON API over a Memory.
+type server struct {
+	mem      *omoide.Memory
+	cfg      serverConfig
+	mux      *http.ServeMux
+	token    [sha256.Size]byte
+	inflight sync.WaitGroup
+}
+
+// newServer returns the HTTP JSON API over mem: the handler of "omoide
+// serve". Endpoints:
+//
+//	POST   /v1/episodes                             store episodes → {"ids"}
+//	POST   /v1/retrieve                             {user, text, recent, now} → {"hits", "trace"}
+//	POST   /v1/pack                                 the same (+ strategy, tz) → {"section", "inject", "hits", "trace"}
+//	DELETE /v1/episodes/{id}                        delete one episode
+//	DELETE /v1/users/{user}/episodes/{external_id}  delete one episode by external id
+//	DELETE /v1/users/{user}                         forget a person
+//	GET    /healthz                                 {"ok": true, ...store statistics}
+//
+// (apiDoc has the fields.) Every endpoint but /healthz requires the bearer
+// token when cfg.Token is set. Bodies are limited to cfg.MaxBody (413), are
+// decoded strictly (unknown fields are 400) and every request runs under
+// cfg.RequestTimeout. Errors are {"error": "..."}.
+func newServer(mem *omoide.Memory, cfg serverConfig) *server {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = defaultMaxBody
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{mem: mem, cfg: cfg, mux: http.NewServeMux(), token: sha256.Sum256([]byte(cfg.Token))}
+	routes := []struct {
+		method, path string
+		h            func(w http.ResponseWriter, r *http.Request) (any, error)
+	}{
+		{http.MethodPost, "/v1/episodes", s.addEpisodes},
+		{http.MethodPost, "/v1/retrieve", s.retrieve},
+		{http.MethodPost, "/v1/pack", s.pack},
+		{http.MethodDelete, "/v1/episodes/{id}", s.deleteEpisode},
+		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
+		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
+		{http.MethodGet, "/healthz", s.healthz},
+	}
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range routes {
+		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt.h))
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+		if rt.method == http.MethodGet {
+			allowed[rt.path] = append(allowed[rt.path], http.MethodHead)
+		}
+	}
+	// The same paths without a method: 405 in JSON (ServeMux's own is text).
+	for _, p := range paths {
+		allow := strings.Join(allowed[p], ", ")
+		s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (allowed: %s)", r.Method, p, allow))
+		})
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s", r.URL.Path))
+	})
+	return s
+}
+
+// ServeHTTP authenticates, bounds and logs the request, then routes it.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.cfg.Logger.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+			if sw.status == 0 {
+				writeError(sw, http.StatusInternalServerError, "internal error")
+			}
+		}
+		status := sw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("duration", time.Since(start)))
+	}()
+	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		sw.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
+		writeError(sw, http.StatusUnauthorized, "missing or invalid bearer token (Authorization: Bearer TOKEN)")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	s.mux.ServeHTTP(sw, r.WithContext(ctx))
+}
+
+// authorized reports whether r carries the token. Both sides are hashed so
+// that the comparison takes the same time whatever the lengths.
+func (s *server) authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1
+}
+
+// statusWriter records the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// httpError is an error with its status code.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// errWritten says that a handler wrote its response itself.
+var errWritten = errors.New("response written")
+
+// endpoint adapts a handler that returns its response value or an error.
+func (s *server) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, err := h(w, r)
+		if errors.Is(err, errWritten) {
+			return
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSONStatus(w, http.StatusOK, v)
+	})
+}
+
+// fail writes err with its status.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var he *httpError
+	var mbe *http.MaxBytesError
+	status, msg := http.StatusInternalServerError, err.Error()
+	switch {
+	case errors.As(err, &he):
+		status, msg = he.status, he.msg
+	case errors.As(err, &mbe):
+		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)
+	case errors.Is(err, context.DeadlineExceeded):
+		status, msg = http.StatusServiceUnavailable, fmt.Sprintf("request took longer than %s", s.cfg.RequestTimeout)
+	case errors.Is(err, context.Canceled):
+		status, msg = http.StatusServiceUnavailable, "request cancelled"
+	}
+	if status >= 500 {
+		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", err.Error())
+	}
+	writeError(w, status, msg)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSONStatus(w, status, map[string]string{"error": msg})
+}
+
+func writeJSONStatus(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error": "encoding the response failed"}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// readJSON decodes the body strictly into v, within the body limit.
+func (s *server) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	if err := decodeStrict(r.Body, v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("invalid JSON body: %v", err)
+	}
+	return nil
+}
+
+func (s *server) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	var raw []byte
+	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
+		return nil, err
+	}
+	var inputs []episodeInput
+	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
+	case len(b) > 0 && b[0] == '[':
+		if err := decodeStrictBytes(raw, &inputs); err != nil {
+			return nil, badRequest("invalid JSON body: %v", err)
+		}
+	case len(b) > 0 && b[0] == '{':
+		var body struct {
+			Episodes []episodeInput `json:"episodes"`
+		}
+		if err := decodeStrictBytes(raw, &body); err != nil {
+			return nil, badRequest("invalid JSON body: %v", err)
+		}
+		inputs = body.Episodes
+	default:
+		return nil, badRequest(`want a JSON array of episodes, or {"episodes": [...]}`)
+	}
+	if len(inputs) == 0 {
+		return nil, badRequest("no episodes in the body")
+	}
+	now := time.Now()
+	eps := make([]episode.Episode, len(inputs))
+	for i, in := range inputs {
+		e, err := in.episode(now)
+		if err != nil {
+			return nil, badRequest("episodes[%d]: %v", i, err)
+		}
+		eps[i] = e
+	}
+	ids, err := s.mem.Add(r.Context(), eps...)
+	if err != nil {
+		return nil, err
+	}
+	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
+	return map[string]any{"ids": ids}, nil
+}
+
+// rawJSON keeps a JSON value undecoded (json.RawMessage, with strict decoding
+// of the outer value).
+type rawJSON []byte
+
+func (r *rawJSON) UnmarshalJSON(b []byte) error {
+	*r = append((*r)[:0], b...)
+	return nil
+}
+
+// retrieveRequest is the body of /v1/retrieve.
+type retrieveRequest struct {
+	User           string         `json:"user"`
+	Text           string         `json:"text"`
+	Recent         []messageInput `json:"recent"`
+	Now            *time.Time     `json:"now"`
+	WithCandidates bool           `json:"with_candidates"`
+}
+
+// packRequest is the body of /v1/pack.
+type packRequest struct {
+	retrieveRequest
+	Strategy string `json:"strategy"`
+	TZ       string `json:"tz"`
+}
+
+func (q retrieveRequest) request() (retriever.Request, error) {
+	if strings.TrimSpace(q.User) == "" {
+		return retriever.Request{}, badRequest("user is missing")
+	}
+	recent, err := messages(q.Recent)
+	if err != nil {
+		return retriever.Request{}, badRequest("%v", err)
+	}
+	req := retriever.Request{User: q.User, Text: q.Text, Recent: recent, WithCandidates: q.WithCandidates}
+	if q.Now != nil {
+		req.Now = *q.Now
+	}
+	return req, nil
+}
+
+func (s *server) retrieve(w http.ResponseWriter, r *http.Request) (any, error) {
+	var q retrieveRequest
+	if err := s.readJSON(w, r, &q); err != nil {
+		return nil, err
+	}
+	req, err := q.request()
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.mem.Retrieve(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	return toResultJSON(res), nil
+}
+
+func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
+	var q packRequest
+	if err := s.readJSON(w, r, &q); err != nil {
+		return nil, err
+	}
+	req, err := q.request()
+	if err != nil {
+		return nil, err
+	}
+	opts := s.mem.Pack
+	if q.Strategy != "" {
+		if opts.Strategy, err = memorypack.ParseStrategy(q.Strategy); err != nil {
+			return nil, badRequest("strategy: %v", err)
+		}
+	}
+	if q.TZ != "" {
+		if opts.Location, err = time.LoadLocation(q.TZ); err != nil {
+			return nil, badRequest("tz %q: %v", q.TZ, err)
+		}
+	}
+	res, err := s.mem.Retrieve(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	section := memorypack.RenderEvidence(res.Evidence(), opts)
+	return packJSON{Section: section, Inject: section != "", Hits: toHitsJSON(res.Hits), Trace: toTraceJSON(res.Trace)}, nil
+}
+
+func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, badRequest("episode id %q is not a positive integer", r.PathValue("id"))
+	}
+	n, err := s.mem.Store.Delete(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
+	}
+	return map[string]any{"deleted": n, "id": id}, nil
+}
+
+func (s *server) deleteExternal(w http.ResponseWriter, r *http.Request) (any, error) {
+	user, ext := r.PathValue("user"), r.PathValue("external_id")
+	id, err := s.mem.Store.IDByExternal(r.Context(), user, ext)
+	if err != nil {
+		return nil, err
+	}
+	if id == 0 {
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
+	}
+	n, err := s.mem.Store.Delete(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 { // deleted meanwhile
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
+	}
+	return map[string]any{"deleted": n, "id": id}, nil
+}
+
+func (s *server) forgetUser(w http.ResponseWriter, r *http.Request) (any, error) {
+	user := r.PathValue("user")
+	if strings.TrimSpace(user) == "" {
+		return nil, badRequest("user is empty")
+	}
+	n, err := s.mem.Store.DeleteUser(r.Context(), user)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"user": user, "deleted": n}, nil
+}
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
+	st, err := s.mem.Store.Stats(r.Context(), s.cfg.StorePath)
+	if err != nil {
+		s.cfg.Logger.Error("health check failed", "error", err.Error())
+		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": err.Error()})
+		return nil, errWritten
+	}
+	js := toStatsJSON("", st) // the file's path stays private
+	return struct {
+		OK bool `json:"ok"`
+		statsJSON
+	}{true, js}, nil
+}
