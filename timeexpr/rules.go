@@ -1,0 +1,503 @@
+package timeexpr
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// match is the result of a matcher at some offset i: the end of the matched
+// text (end <= i: no match) and its window (zero: a match with no window).
+type match struct {
+	end int
+	sp  span
+}
+
+// kind says how a CJK literal becomes a window.
+type kind uint8
+
+const (
+	kDay     kind = iota + 1 // day n days ago; day suffixes (の夜) may follow
+	kDayPart                 // part p of the day n days ago
+	kWeek                    // week n weeks ago; week suffixes (末, の月曜) may follow
+	kMonth                   // month n months ago
+	kYear                    // year n years ago; year suffixes (の夏, の5月) may follow
+	kWeekend                 // 週末: see ctx.weekendNow
+	kWeekday                 // weekday n (Monday 0): the most recent one before today
+	kRecent                  // この前の: 週末 or a weekday must follow
+	kSeason                  // この夏: the current season n
+	kEvent                   // annual event n: the most recent one
+)
+
+// lit is a CJK literal. A negative n names the future (明日 is day -1): it
+// matches, so that 来週末 is consumed whole, but yields no window. void marks
+// words that are consumed (with their suffixes) and never yield a window.
+type lit struct {
+	s    string
+	k    kind
+	n    int
+	p    part
+	void bool
+}
+
+// literals are the fixed CJK expressions, in normalized (NFKC) form.
+var literals = []lit{
+	// Days.
+	{s: "今日", k: kDay}, {s: "本日", k: kDay}, {s: "今天", k: kDay},
+	{s: "さっき", k: kDay}, {s: "先ほど", k: kDay}, {s: "先程", k: kDay},
+	{s: "昨日", k: kDay, n: 1}, {s: "きのう", k: kDay, n: 1}, {s: "昨天", k: kDay, n: 1},
+	{s: "おととい", k: kDay, n: 2}, {s: "一昨日", k: kDay, n: 2}, {s: "前天", k: kDay, n: 2},
+	{s: "さきおととい", k: kDay, n: 3}, {s: "大前天", k: kDay, n: 3},
+	{s: "明日", k: kDay, n: -1}, {s: "あした", k: kDay, n: -1}, {s: "明天", k: kDay, n: -1},
+	{s: "明後日", k: kDay, n: -2}, {s: "あさって", k: kDay, n: -2},
+	{s: "后天", k: kDay, n: -2}, {s: "後天", k: kDay, n: -2},
+	{s: "毎日", k: kDay, void: true}, {s: "每天", k: kDay, void: true},
+	{s: "毎朝", k: kDay, void: true}, {s: "毎晩", k: kDay, void: true},
+	{s: "今朝", k: kDayPart, p: pMorning}, {s: "今早", k: kDayPart, p: pMorning},
+	{s: "昨夜", k: kDayPart, n: 1, p: pNight}, {s: "昨晩", k: kDayPart, n: 1, p: pNight},
+	{s: "昨晚", k: kDayPart, n: 1, p: pNight}, {s: "ゆうべ", k: kDayPart, n: 1, p: pNight},
+
+	// Weeks.
+	{s: "今週", k: kWeek}, {s: "先週", k: kWeek, n: 1}, {s: "前週", k: kWeek, n: 1},
+	{s: "先々週", k: kWeek, n: 2}, {s: "先先週", k: kWeek, n: 2},
+	{s: "来週", k: kWeek, n: -1}, {s: "再来週", k: kWeek, n: -2},
+	{s: "这周", k: kWeek}, {s: "這週", k: kWeek}, {s: "這周", k: kWeek},
+	{s: "本周", k: kWeek}, {s: "本週", k: kWeek},
+	{s: "这个星期", k: kWeek}, {s: "這個星期", k: kWeek}, {s: "这星期", k: kWeek},
+	{s: "上周", k: kWeek, n: 1}, {s: "上週", k: kWeek, n: 1}, {s: "上星期", k: kWeek, n: 1},
+	{s: "上个星期", k: kWeek, n: 1}, {s: "上個星期", k: kWeek, n: 1},
+	{s: "上礼拜", k: kWeek, n: 1}, {s: "上禮拜", k: kWeek, n: 1},
+	{s: "上个礼拜", k: kWeek, n: 1}, {s: "上個禮拜", k: kWeek, n: 1},
+	{s: "上上周", k: kWeek, n: 2}, {s: "上上週", k: kWeek, n: 2},
+	{s: "上上个星期", k: kWeek, n: 2}, {s: "上上個星期", k: kWeek, n: 2},
+	{s: "下周", k: kWeek, n: -1}, {s: "下週", k: kWeek, n: -1},
+	{s: "下个星期", k: kWeek, n: -1}, {s: "下個星期", k: kWeek, n: -1},
+	{s: "毎週", k: kWeek, void: true}, {s: "每周", k: kWeek, void: true}, {s: "每週", k: kWeek, void: true},
+
+	// Months.
+	{s: "今月", k: kMonth}, {s: "先月", k: kMonth, n: 1}, {s: "前月", k: kMonth, n: 1},
+	{s: "先々月", k: kMonth, n: 2}, {s: "先先月", k: kMonth, n: 2},
+	{s: "来月", k: kMonth, n: -1}, {s: "再来月", k: kMonth, n: -2},
+	{s: "这个月", k: kMonth}, {s: "這個月", k: kMonth}, {s: "本月", k: kMonth},
+	{s: "上个月", k: kMonth, n: 1}, {s: "上個月", k: kMonth, n: 1}, {s: "上月", k: kMonth, n: 1},
+	{s: "上上个月", k: kMonth, n: 2}, {s: "上上個月", k: kMonth, n: 2},
+	{s: "下个月", k: kMonth, n: -1}, {s: "下個月", k: kMonth, n: -1},
+	{s: "毎月", k: kMonth, void: true}, {s: "每月", k: kMonth, void: true},
+
+	// Years.
+	{s: "今年", k: kYear}, {s: "本年", k: kYear},
+	{s: "去年", k: kYear, n: 1}, {s: "昨年", k: kYear, n: 1},
+	{s: "おととし", k: kYear, n: 2}, {s: "一昨年", k: kYear, n: 2},
+	{s: "来年", k: kYear, n: -1}, {s: "再来年", k: kYear, n: -2}, {s: "明年", k: kYear, n: -1},
+	{s: "毎年", k: kYear, void: true}, {s: "每年", k: kYear, void: true},
+
+	// Weekends and weekdays.
+	{s: "週末", k: kWeekend}, {s: "周末", k: kWeekend}, {s: "土日", k: kWeekend},
+	{s: "月曜日", k: kWeekday, n: 0}, {s: "月曜", k: kWeekday, n: 0},
+	{s: "火曜日", k: kWeekday, n: 1}, {s: "火曜", k: kWeekday, n: 1},
+	{s: "水曜日", k: kWeekday, n: 2}, {s: "水曜", k: kWeekday, n: 2},
+	{s: "木曜日", k: kWeekday, n: 3}, {s: "木曜", k: kWeekday, n: 3},
+	{s: "金曜日", k: kWeekday, n: 4}, {s: "金曜", k: kWeekday, n: 4},
+	{s: "土曜日", k: kWeekday, n: 5}, {s: "土曜", k: kWeekday, n: 5},
+	{s: "日曜日", k: kWeekday, n: 6}, {s: "日曜", k: kWeekday, n: 6},
+	{s: "この前の", k: kRecent}, {s: "こないだの", k: kRecent},
+	{s: "この間の", k: kRecent}, {s: "このあいだの", k: kRecent},
+
+	// Seasons and annual events.
+	{s: "この春", k: kSeason, n: int(sSpring)}, {s: "この夏", k: kSeason, n: int(sSummer)},
+	{s: "この秋", k: kSeason, n: int(sAutumn)}, {s: "この冬", k: kSeason, n: int(sWinter)},
+	{s: "正月", k: kEvent, n: int(eShogatsu)}, {s: "お正月", k: kEvent, n: int(eShogatsu)},
+	{s: "元旦", k: kEvent, n: int(eGantan)}, {s: "元日", k: kEvent, n: int(eGantan)},
+	{s: "年末", k: kEvent, n: int(eNenmatsu)}, {s: "年末年始", k: kEvent, n: int(eNenmatsuNenshi)},
+	{s: "大晦日", k: kEvent, n: int(eOmisoka)},
+	{s: "クリスマス", k: kEvent, n: int(eChristmas)},
+	{s: "クリスマスイブ", k: kEvent, n: int(eChristmasEve)},
+	{s: "クリスマスイヴ", k: kEvent, n: int(eChristmasEve)},
+	{s: "ゴールデンウィーク", k: kEvent, n: int(eGoldenWeek)},
+	{s: "お盆", k: kEvent, n: int(eObon)},
+}
+
+// litIndex maps a literal's first rune to the literals starting with it,
+// longest first. It is built once and never written afterwards.
+var litIndex = func() map[rune][]lit {
+	idx := make(map[rune][]lit)
+	for _, l := range literals {
+		r, _ := utf8.DecodeRuneInString(l.s)
+		idx[r] = append(idx[r], l)
+	}
+	for _, ls := range idx {
+		slices.SortStableFunc(ls, func(a, b lit) int { return cmp.Compare(len(b.s), len(a.s)) })
+	}
+	return idx
+}()
+
+// word is an entry of a small suffix table.
+type word struct {
+	s string
+	v int
+}
+
+// lookup returns the value and end of the first entry of table that s has at
+// offset i. Tables list longer entries before their prefixes.
+func lookup(s string, i int, table []word) (v, end int, ok bool) {
+	for _, w := range table {
+		if strings.HasPrefix(s[i:], w.s) {
+			return w.v, i + len(w.s), true
+		}
+	}
+	return 0, i, false
+}
+
+// skipNo skips one の at i.
+func skipNo(s string, i int) int {
+	if strings.HasPrefix(s[i:], "の") {
+		return i + len("の")
+	}
+	return i
+}
+
+var (
+	dayParts = []word{
+		{"朝", int(pMorning)}, {"午前", int(pMorning)}, {"早上", int(pMorning)}, {"上午", int(pMorning)},
+		{"昼", int(pAfternoon)}, {"午後", int(pAfternoon)}, {"下午", int(pAfternoon)},
+		{"夕方", int(pDusk)},
+		{"夜", int(pNight)}, {"晩", int(pNight)}, {"晚上", int(pNight)},
+	}
+	weekdays = []word{
+		{"月曜日", 0}, {"月曜", 0}, {"火曜日", 1}, {"火曜", 1}, {"水曜日", 2}, {"水曜", 2},
+		{"木曜日", 3}, {"木曜", 3}, {"金曜日", 4}, {"金曜", 4}, {"土曜日", 5}, {"土曜", 5},
+		{"日曜日", 6}, {"日曜", 6},
+	}
+	weekendWords = []word{{"週末", 0}, {"周末", 0}, {"土日", 0}}
+	seasons      = []word{
+		{"春", int(sSpring)}, {"夏", int(sSummer)}, {"秋", int(sAutumn)}, {"冬", int(sWinter)},
+	}
+	yearEvents = []word{
+		{"年末年始", int(eNenmatsuNenshi)}, {"年末", int(eNenmatsu)},
+		{"お正月", int(eShogatsu)}, {"正月", int(eShogatsu)},
+		{"元旦", int(eGantan)}, {"元日", int(eGantan)}, {"大晦日", int(eOmisoka)},
+		{"クリスマスイブ", int(eChristmasEve)}, {"クリスマスイヴ", int(eChristmasEve)},
+		{"クリスマス", int(eChristmas)},
+		{"ゴールデンウィーク", int(eGoldenWeek)}, {"お盆", int(eObon)},
+	}
+	sameTime = []word{{"今頃", 0}, {"今ごろ", 0}, {"この時期", 0}, {"同じ頃", 0}, {"同じ時期", 0}}
+	// agoUnits are the units of N<unit>前 (ja) and N<unit>前 (zh).
+	agoUnits = []word{
+		{"日", int(uDay)}, {"天", int(uDay)},
+		{"週間", int(uWeek)}, {"週", int(uWeek)}, {"周", int(uWeek)},
+		{"个星期", int(uWeek)}, {"個星期", int(uWeek)}, {"星期", int(uWeek)},
+		{"个礼拜", int(uWeek)}, {"個禮拜", int(uWeek)}, {"礼拜", int(uWeek)}, {"禮拜", int(uWeek)},
+		{"ヶ月", int(uMonth)}, {"か月", int(uMonth)}, {"カ月", int(uMonth)}, {"ケ月", int(uMonth)},
+		{"ヵ月", int(uMonth)}, {"箇月", int(uMonth)}, {"个月", int(uMonth)}, {"個月", int(uMonth)},
+		{"年", int(uYear)},
+	}
+	// approx may sit between a unit and 前: 3日ほど前.
+	approx = []word{{"ほど", 0}, {"くらい", 0}, {"ぐらい", 0}, {"位", 0}, {"程", 0}}
+	// monthSuffixes must follow a bare month (5月に) for it to count, so that
+	// 誕生日は5月 or 5月生まれ name no window.
+	monthSuffixes = []word{
+		{"に", 0}, {"の", 0}, {"は", 0}, {"も", 0}, {"頃", 0}, {"ごろ", 0}, {"的", 0}, {"份", 0},
+	}
+)
+
+// matchAt tries every matcher at offset i, where rune r starts, and returns
+// the longest match.
+func (c *ctx) matchAt(s string, i int, r rune) match {
+	if r < utf8.RuneSelf {
+		b := byte(r)
+		if !isAlnum(b) || (i > 0 && isAlnum(s[i-1])) {
+			return match{}
+		}
+		m := c.matchEnglish(s, i)
+		if isDigit(b) {
+			if n := c.matchNumber(s, i); n.end > m.end {
+				m = n
+			}
+		}
+		return m
+	}
+	var m match
+	for _, l := range litIndex[r] {
+		if !strings.HasPrefix(s[i:], l.s) {
+			continue
+		}
+		if n := c.matchLit(s, i+len(l.s), l); n.end > m.end {
+			m = n
+		}
+	}
+	if isNumberStart(r) {
+		if p, _ := utf8.DecodeLastRuneInString(s[:i]); kanjiDigit(p) < 0 {
+			if n := c.matchNumber(s, i); n.end > m.end {
+				m = n
+			}
+		}
+	}
+	return m
+}
+
+// matchLit resolves literal l, which ends at j.
+func (c *ctx) matchLit(s string, j int, l lit) match {
+	var m match
+	switch l.k {
+	case kDay:
+		m = c.dayExt(s, j, c.dayOf(l.n))
+	case kDayPart:
+		m = match{j, c.dayWindow(c.dayOf(l.n), l.p)}
+	case kWeek:
+		m = c.weekExt(s, j, l.n)
+	case kMonth:
+		m = match{j, c.ago(uMonth, l.n)}
+	case kYear:
+		m = c.yearExt(s, j, l.n)
+	case kWeekend:
+		m = match{j, c.weekendNow()}
+	case kWeekday:
+		m = c.dayExt(s, j, c.recentWeekday(l.n))
+	case kRecent:
+		if _, e, ok := lookup(s, j, weekendWords); ok {
+			return match{e, c.weekend(1)}
+		}
+		if wd, e, ok := lookup(s, j, weekdays); ok {
+			return c.dayExt(s, e, c.recentWeekday(wd))
+		}
+		return match{}
+	case kSeason:
+		se := season(l.n)
+		m = match{j, c.seasonSpan(se, c.seasonYear(se))}
+	case kEvent:
+		m = match{j, c.lastEvent(event(l.n))}
+	}
+	if l.void {
+		m.sp = span{}
+	}
+	return m
+}
+
+// dayExt matches the suffixes of a day ([の]朝, [の]夜, ...) at j.
+func (c *ctx) dayExt(s string, j int, day time.Time) match {
+	if p, e, ok := lookup(s, skipNo(s, j), dayParts); ok {
+		return match{e, c.dayWindow(day, part(p))}
+	}
+	return match{j, c.dayWindow(day, 0)}
+}
+
+// weekExt matches the suffixes of the week n weeks ago at j: 末, の週末, の土日,
+// [の]月曜.
+func (c *ctx) weekExt(s string, j, n int) match {
+	if strings.HasPrefix(s[j:], "末") {
+		return match{j + len("末"), c.weekend(n)}
+	}
+	k := skipNo(s, j)
+	if _, e, ok := lookup(s, k, weekendWords); ok {
+		return match{e, c.weekend(n)}
+	}
+	if wd, e, ok := lookup(s, k, weekdays); ok {
+		return c.dayExt(s, e, c.weekday(n, wd))
+	}
+	return match{j, c.ago(uWeek, n)}
+}
+
+// yearExt matches the suffixes of the year n years before the current one at
+// j: 末, [の]5月, [の]5月3日, [の]夏, [の]年末, [の]今頃. A winter counts back
+// from the current one (see ctx.seasonYear).
+func (c *ctx) yearExt(s string, j, n int) match {
+	y := c.y - n
+	if strings.HasPrefix(s[j:], "末") {
+		return match{j + len("末"), c.eventSpan(eNenmatsu, y)}
+	}
+	k := skipNo(s, j)
+	if v, e, q := parseCount(s, k); e > k && q == qExact && v >= 1 && v <= 12 && strings.HasPrefix(s[e:], "月") {
+		e += len("月")
+		if d, e2, ok := dayOfMonth(s, e, time.Month(v)); ok {
+			return match{e2, c.days(y, time.Month(v), d, 1)}
+		}
+		return match{e, c.month(y, time.Month(v))}
+	}
+	if v, e, ok := lookup(s, k, yearEvents); ok {
+		return match{e, c.eventSpan(event(v), y)}
+	}
+	if v, e, ok := lookup(s, k, seasons); ok {
+		se := season(v)
+		if strings.HasPrefix(s[e:], "天") { // zh 夏天
+			e += len("天")
+		}
+		return match{e, c.seasonSpan(se, c.seasonYear(se)-n)}
+	}
+	if _, e, ok := lookup(s, k, sameTime); ok {
+		return match{e, c.aroundDate(y)}
+	}
+	return match{j, span{c.date(y, 1, 1), c.date(y+1, 1, 1)}}
+}
+
+// dayOfMonth matches N日 at i (not N日間), a day that month m has in a leap
+// year (2月29日 in another year is March 1st).
+func dayOfMonth(s string, i int, m time.Month) (d, end int, ok bool) {
+	v, e, q := parseCount(s, i)
+	if e == i || q != qExact || v < 1 || v > monthDays[m] || !strings.HasPrefix(s[e:], "日") {
+		return 0, i, false
+	}
+	e += len("日")
+	if strings.HasPrefix(s[e:], "間") {
+		return 0, i, false
+	}
+	return v, e, true
+}
+
+// monthDays is the number of days of each month in a leap year.
+var monthDays = [...]int{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+// quantity says what kind of count parseCount read.
+type quantity uint8
+
+const (
+	qExact quantity = iota
+	qFew            // 数, 几, 幾: a few
+	qHalf           // 半
+)
+
+// isNumberStart reports whether a CJK count can start with r.
+func isNumberStart(r rune) bool {
+	switch r {
+	case '数', '几', '幾', '半', '两', '兩':
+		return true
+	}
+	return kanjiDigit(r) >= 0 || r == '十'
+}
+
+// kanjiDigit returns the value of a kanji digit 〇 to 九, or -1.
+func kanjiDigit(r rune) int {
+	switch r {
+	case '〇':
+		return 0
+	case '一':
+		return 1
+	case '二':
+		return 2
+	case '三':
+		return 3
+	case '四':
+		return 4
+	case '五':
+		return 5
+	case '六':
+		return 6
+	case '七':
+		return 7
+	case '八':
+		return 8
+	case '九':
+		return 9
+	case '十':
+		return 10 // so that a numeral never starts right after 十 either
+	}
+	return -1
+}
+
+// parseCount reads a count at i: 1 to 4 ASCII digits, a kanji numeral up to
+// 九十九 (三, 十, 十二, 二十, 二十三), 两/兩 (2), 数/几/幾 (a few) or 半 (half).
+// It returns end == i when there is none.
+func parseCount(s string, i int) (n, end int, q quantity) {
+	if i >= len(s) {
+		return 0, i, qExact
+	}
+	if isDigit(s[i]) {
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			n = n*10 + int(s[j]-'0')
+			j++
+			if j-i > 4 {
+				return 0, i, qExact
+			}
+		}
+		return n, j, qExact
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch r {
+	case '数', '几', '幾':
+		return 0, i + size, qFew
+	case '半':
+		return 0, i + size, qHalf
+	case '两', '兩':
+		return 2, i + size, qExact
+	}
+	j := i
+	d := kanjiDigit(r)
+	switch {
+	case d < 0 || d == 0:
+		return 0, i, qExact
+	case d == 10: // 十, 十二
+		n, j = 10, j+size
+	default: // 二, 二十, 二十三
+		n, j = d, j+size
+		if r2, size2 := utf8.DecodeRuneInString(s[j:]); r2 == '十' {
+			n, j = d*10, j+size2
+		} else {
+			return n, j, qExact
+		}
+	}
+	if r2, size2 := utf8.DecodeRuneInString(s[j:]); kanjiDigit(r2) > 0 && kanjiDigit(r2) < 10 {
+		n, j = n+kanjiDigit(r2), j+size2
+	}
+	return n, j, qExact
+}
+
+// matchNumber matches a counted expression at i: N日前, 3日ほど前, 二週間前,
+// 数ヶ月前, 半年前, 3天前, 两个月前, or a month 5月に / 5月3日.
+func (c *ctx) matchNumber(s string, i int) match {
+	n, j, q := parseCount(s, i)
+	if j == i {
+		return match{}
+	}
+	if v, e, ok := lookup(s, j, agoUnits); ok {
+		if _, e2, ok := lookup(s, e, approx); ok {
+			e = e2
+		}
+		if strings.HasPrefix(s[e:], "前") {
+			e += len("前")
+			u := unit(v)
+			switch {
+			case q == qFew:
+				return match{e, c.agoRange(u, 6, 2)}
+			case q == qHalf:
+				if u == uYear {
+					return match{e, c.ago(uMonth, 6)}
+				}
+				return match{}
+			case n < 1:
+				return match{}
+			}
+			switch u {
+			case uDay:
+				return c.dayExt(s, e, c.dayOf(n))
+			case uWeek:
+				return c.weekExt(s, e, n)
+			case uMonth:
+				return match{e, c.ago(uMonth, n)}
+			default:
+				return c.yearExt(s, e, n)
+			}
+		}
+	}
+	if q != qExact || n < 1 || n > 12 || !strings.HasPrefix(s[j:], "月") {
+		return match{}
+	}
+	e := j + len("月")
+	m := time.Month(n)
+	if d, e2, ok := dayOfMonth(s, e, m); ok {
+		y := c.y
+		if c.date(y, m, d).After(c.today) {
+			y--
+		}
+		return match{e2, c.days(y, m, d, 1)}
+	}
+	if _, _, ok := lookup(s, e, monthSuffixes); !ok {
+		return match{}
+	}
+	return match{e, c.month(c.monthYear(m, false), m)}
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+func isAlnum(b byte) bool { return isDigit(b) || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }

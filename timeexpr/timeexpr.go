@@ -1,0 +1,129 @@
+// Package timeexpr finds a time expression in a chat message and turns it into
+// a time window, without an LLM: 先週何話したっけ names last week, "what did
+// we talk about yesterday?" names yesterday, 上个月 names last month.
+//
+// Parse normalizes the text (Unicode NFKC, so ３日前 reads as 3日前, then
+// lower-case, so "Last Week" reads as "last week") and scans it left to right
+// with hand-written matchers over package-level tables: nothing is compiled per
+// call, and a message costs one pass and at most one allocation (when
+// normalization changes the text).
+//
+// # Calendar
+//
+// All arithmetic is calendar arithmetic in the user's location: "yesterday" is
+// the previous calendar day in loc, whatever the number of hours in between
+// (a day containing a DST change is 23 or 25 hours long).
+//
+//   - Day: [00:00, next day 00:00).
+//   - Week: Monday to Sunday. 先週 / last week / 上周 is the calendar week
+//     before the current one; N週間前 / N weeks ago is the calendar week N
+//     weeks before the current one (the week containing today-7N days), so
+//     2週間前 and 先々週 name the same week.
+//   - Month, year: calendar months and years. Nヶ月前 / N months ago is the
+//     calendar month N months before the current one; 半年前 is 6ヶ月前.
+//   - Vague counts (数日前, a few days ago, several weeks ago, 几天前) cover
+//     units 2 to 6 before the current one: 数日前 on the 21st is the 15th to
+//     the 19th. "A couple of" covers units 1 to 3.
+//   - Parts of a day: morning [04:00, 12:00), afternoon (昼, 午後)
+//     [12:00, 18:00), 夕方 [15:00, 19:00), night (夜, 晩, evening)
+//     [18:00, next day 06:00). 今朝 / this morning is today's morning; 昨夜,
+//     昨晩, ゆうべ, 昨日の夜 and last night are [yesterday 18:00, today 06:00).
+//   - Seasons: spring March–May, summer June–August, autumn
+//     September–November, winter December–February. A winter is named by the year in
+//     which it begins, so 去年の冬 in December 2025 is December 2024 to
+//     February 2025. 今年の冬 / この冬 / this winter in January or February is
+//     the winter that began the previous December, and 去年の冬 / おととしの冬
+//     count back from it. English "last summer" is the most recent summer that
+//     has ended before today (in December 2025, summer 2025), whereas 去年の夏 is
+//     literally the summer of the previous calendar year (summer 2024).
+//   - Weekend: Saturday and Sunday. 週末 / 土日 / 周末 / over the weekend / the
+//     weekend mean the current weekend when today is Saturday or Sunday, else
+//     the most recent past one. 先週末 / 先週の週末 / この前の週末 / last
+//     weekend / this past weekend / 上周末 always mean the weekend of the
+//     previous calendar week (on a Sunday, the weekend before this one).
+//     今週末 / this weekend is the current week's weekend.
+//   - Weekdays: 月曜 / 月曜日 / on Monday / last Monday / この前の月曜 is the most
+//     recent Monday strictly before today (on a Monday, a week ago). 先週の月曜
+//     / 今週の月曜 name the Monday of that calendar week.
+//   - Months by name: 5月に / 5月の / in May is May of this year when it is not
+//     after the current month, else May of last year; "last May" is the most
+//     recent May strictly before the current month. 5月3日 is the most recent
+//     May 3rd not after today. 去年の5月 is May of last year.
+//   - Annual events: the most recent occurrence that began on or before today:
+//     正月 / お正月 January 1–3, 元旦 / 元日 January 1, 年末 December 20–31,
+//     年末年始 December 20 – January 3, 大晦日 December 31, クリスマス December
+//     24–25, クリスマスイブ December 24, ゴールデンウィーク April 29 – May 5,
+//     お盆 August 13–16. After a year (去年の年末, 去年末, 今年の正月) they are
+//     that year's occurrence.
+//   - 去年の今頃 / 今年の今頃 is the same date in that year ±7 days.
+//   - さっき / 先ほど (earlier) and "earlier today" are today.
+//
+// # Past only
+//
+// A window is about when a conversation happened, so it never extends past
+// the end of today: To is clipped to the start of tomorrow in loc. An
+// expression whose window lies entirely after today (明日, 来週, 来週末, next
+// week's days, 今週末 on a Wednesday, 今年の夏 in April) yields no window, and
+// the scan continues after it, so 来週末 never reads as 週末. Words such as
+// 毎週 / 毎日 (every week / day) are consumed the same way. Vague references
+// (この前, こないだ, 先日, the other day, last time) are not windows; package
+// smalltalk treats them as memory cues.
+//
+// # Several expressions
+//
+// The leftmost expression wins; at the same position the longest one
+// (去年の夏 over 去年, 先週末 over 先週). Window.Expr is the matched span of the
+// normalized text.
+package timeexpr
+
+import (
+	"time"
+	"unicode/utf8"
+)
+
+// Window is the half-open time interval [From, To) named by a time
+// expression, with both ends in the location given to Parse.
+type Window struct {
+	// From is the first instant of the window.
+	From time.Time
+	// To is the first instant after the window; From is before To.
+	To time.Time
+	// Expr is the matched expression, as it appears in Normalize(text):
+	// "3日前" for ３日前, "last week" for "Last Week".
+	Expr string
+	// Only reports that the text is nothing but the time expression and
+	// generic "what did we talk about / what happened" words, punctuation and
+	// emoji, so it carries no topic: 先週何話したっけ, 昨日の話の続き,
+	// "what did we talk about yesterday?", 上周我们聊了什么. The generic words
+	// are listed in only.go (genericWords, genericEnglish).
+	Only bool
+}
+
+// Parse finds the first time expression in text and returns its window,
+// computed relative to now in loc (nil means UTC). It reports false when the
+// text names no past time window. Parse is safe for concurrent use and never
+// panics.
+func Parse(text string, now time.Time, loc *time.Location) (Window, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	s := Normalize(text)
+	c := newCtx(now, loc)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if m := c.matchAt(s, i, r); m.end > i {
+			if sp, ok := c.clip(m.sp); ok {
+				return Window{
+					From: sp.from,
+					To:   sp.to,
+					Expr: s[i:m.end],
+					Only: onlyGeneric(s[:i]) && onlyGeneric(s[m.end:]),
+				}, true
+			}
+			i = m.end // matched, but no window: 来週, 明日, 毎週, ...
+			continue
+		}
+		i += size
+	}
+	return Window{}, false
+}

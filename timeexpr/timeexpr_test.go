@@ -1,0 +1,463 @@
+package timeexpr
+
+import (
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+func mustLoad(t testing.TB, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// at parses "2006-01-02" or "2006-01-02 15:04" in loc.
+func at(t testing.TB, loc *time.Location, v string) time.Time {
+	t.Helper()
+	layout := "2006-01-02 15:04"
+	if len(v) == len("2006-01-02") {
+		layout = "2006-01-02"
+	}
+	tm, err := time.ParseInLocation(layout, v, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+type parseCase struct {
+	text     string
+	expr     string // "" when no window is expected
+	from, to string // in the test location; see at
+	only     bool
+}
+
+// checkParse runs cases relative to now in loc.
+func checkParse(t *testing.T, loc *time.Location, now string, cases []parseCase) {
+	t.Helper()
+	n := at(t, loc, now)
+	for _, tc := range cases {
+		t.Run(tc.text, func(t *testing.T) {
+			w, ok := Parse(tc.text, n, loc)
+			if tc.expr == "" {
+				if ok {
+					t.Fatalf("Parse(%q) = %q [%v, %v), want no window", tc.text, w.Expr, w.From, w.To)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("Parse(%q) found no window, want %q", tc.text, tc.expr)
+			}
+			from, to := at(t, loc, tc.from), at(t, loc, tc.to)
+			if w.Expr != tc.expr || !w.From.Equal(from) || !w.To.Equal(to) || w.Only != tc.only {
+				t.Errorf("Parse(%q) = %q [%s, %s) only=%v, want %q [%s, %s) only=%v", tc.text,
+					w.Expr, w.From.Format("2006-01-02 15:04"), w.To.Format("2006-01-02 15:04"), w.Only,
+					tc.expr, tc.from, tc.to, tc.only)
+			}
+			if w.From.Location() != loc || w.To.Location() != loc {
+				t.Errorf("Parse(%q) window in %v/%v, want %v", tc.text, w.From.Location(), w.To.Location(), loc)
+			}
+		})
+	}
+}
+
+// Now is Sunday 2025-12-21 20:00 in Tokyo: the current week began on Monday
+// the 15th, the previous one on the 8th.
+const sunday = "2025-12-21 20:00"
+
+func TestParseJapanese(t *testing.T) {
+	checkParse(t, mustLoad(t, "Asia/Tokyo"), sunday, []parseCase{
+		{"今日", "今日", "2025-12-21", "2025-12-22", true},
+		{"本日は", "本日", "2025-12-21", "2025-12-22", true},
+		{"今朝の夢", "今朝", "2025-12-21 04:00", "2025-12-21 12:00", false},
+		{"昨日", "昨日", "2025-12-20", "2025-12-21", true},
+		{"きのうね", "きのう", "2025-12-20", "2025-12-21", true},
+		{"昨夜", "昨夜", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"昨晩", "昨晩", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"ゆうべ", "ゆうべ", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"昨日の夜", "昨日の夜", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"昨日の朝", "昨日の朝", "2025-12-20 04:00", "2025-12-20 12:00", true},
+		{"おととい", "おととい", "2025-12-19", "2025-12-20", true},
+		{"一昨日", "一昨日", "2025-12-19", "2025-12-20", true},
+		{"3日前", "3日前", "2025-12-18", "2025-12-19", true},
+		{"３日前", "3日前", "2025-12-18", "2025-12-19", true},
+		{"三日前", "三日前", "2025-12-18", "2025-12-19", true},
+		{"十日前", "十日前", "2025-12-11", "2025-12-12", true},
+		{"二十日前", "二十日前", "2025-12-01", "2025-12-02", true},
+		{"3日ほど前の夜", "3日ほど前の夜", "2025-12-18 18:00", "2025-12-19 06:00", true},
+		{"数日前", "数日前", "2025-12-15", "2025-12-20", true},
+		{"先週", "先週", "2025-12-08", "2025-12-15", true},
+		{"今週", "今週", "2025-12-15", "2025-12-22", true},
+		{"先々週", "先々週", "2025-12-01", "2025-12-08", true},
+		{"2週間前", "2週間前", "2025-12-01", "2025-12-08", true},
+		{"二週間前", "二週間前", "2025-12-01", "2025-12-08", true},
+		{"数週間前", "数週間前", "2025-11-03", "2025-12-08", true},
+		{"先週の金曜", "先週の金曜", "2025-12-12", "2025-12-13", true},
+		{"先週の金曜の夜", "先週の金曜の夜", "2025-12-12 18:00", "2025-12-13 06:00", true},
+		{"月曜", "月曜", "2025-12-15", "2025-12-16", true},
+		{"日曜日", "日曜日", "2025-12-14", "2025-12-15", true}, // today is Sunday: a week ago
+		{"この前の土曜", "この前の土曜", "2025-12-20", "2025-12-21", true},
+		{"先月", "先月", "2025-11-01", "2025-12-01", true},
+		{"今月", "今月", "2025-12-01", "2025-12-22", true},
+		{"先々月", "先々月", "2025-10-01", "2025-11-01", true},
+		{"3ヶ月前", "3ヶ月前", "2025-09-01", "2025-10-01", true},
+		{"3か月前", "3か月前", "2025-09-01", "2025-10-01", true},
+		{"3カ月前", "3カ月前", "2025-09-01", "2025-10-01", true},
+		{"三ヶ月前", "三ヶ月前", "2025-09-01", "2025-10-01", true},
+		{"数ヶ月前", "数ヶ月前", "2025-06-01", "2025-11-01", true},
+		{"半年前", "半年前", "2025-06-01", "2025-07-01", true},
+		{"去年", "去年", "2024-01-01", "2025-01-01", true},
+		{"昨年", "昨年", "2024-01-01", "2025-01-01", true},
+		{"今年", "今年", "2025-01-01", "2025-12-22", true},
+		{"おととし", "おととし", "2023-01-01", "2024-01-01", true},
+		{"一昨年", "一昨年", "2023-01-01", "2024-01-01", true},
+		{"3年前の夏", "3年前の夏", "2022-06-01", "2022-09-01", true},
+		{"5月に", "5月", "2025-05-01", "2025-06-01", true},
+		{"5月の", "5月", "2025-05-01", "2025-06-01", true},
+		{"五月に", "五月", "2025-05-01", "2025-06-01", true},
+		{"5月3日", "5月3日", "2025-05-03", "2025-05-04", true},
+		{"12月25日", "12月25日", "2024-12-25", "2024-12-26", true}, // this year's is ahead
+		{"去年の5月", "去年の5月", "2024-05-01", "2024-06-01", true},
+		{"去年の春", "去年の春", "2024-03-01", "2024-06-01", true},
+		{"去年の夏", "去年の夏", "2024-06-01", "2024-09-01", true},
+		{"去年の秋", "去年の秋", "2024-09-01", "2024-12-01", true},
+		{"去年の冬", "去年の冬", "2024-12-01", "2025-03-01", true},
+		{"この夏", "この夏", "2025-06-01", "2025-09-01", true},
+		{"この冬", "この冬", "2025-12-01", "2025-12-22", true},
+		{"去年の今頃", "去年の今頃", "2024-12-14", "2024-12-29", true},
+		{"週末", "週末", "2025-12-20", "2025-12-22", true}, // today is Sunday: this weekend
+		{"土日", "土日", "2025-12-20", "2025-12-22", true},
+		{"今週末", "今週末", "2025-12-20", "2025-12-22", true},
+		{"先週末", "先週末", "2025-12-13", "2025-12-15", true},
+		{"先週の週末", "先週の週末", "2025-12-13", "2025-12-15", true},
+		{"この前の週末", "この前の週末", "2025-12-13", "2025-12-15", true},
+		{"こないだの週末", "こないだの週末", "2025-12-13", "2025-12-15", true},
+		{"年末", "年末", "2025-12-20", "2025-12-22", true},
+		{"去年の年末", "去年の年末", "2024-12-20", "2025-01-01", true},
+		{"去年末", "去年末", "2024-12-20", "2025-01-01", true},
+		{"正月", "正月", "2025-01-01", "2025-01-04", true},
+		{"お正月", "お正月", "2025-01-01", "2025-01-04", true},
+		{"クリスマス", "クリスマス", "2024-12-24", "2024-12-26", true}, // this year's is ahead
+		{"ゴールデンウィーク", "ゴールデンウィーク", "2025-04-29", "2025-05-06", true},
+		{"さっき", "さっき", "2025-12-21", "2025-12-22", true},
+
+		// Several expressions: the leftmost wins; future ones are skipped.
+		{"昨日と今日", "昨日", "2025-12-20", "2025-12-21", false},
+		{"来週じゃなくて先週の話", "先週", "2025-12-08", "2025-12-15", false},
+		{"去年の夏に行った海", "去年の夏", "2024-06-01", "2024-09-01", false},
+
+		// No window.
+		{"この前", "", "", "", false},
+		{"こないだ話したやつ", "", "", "", false},
+		{"先日", "", "", "", false},
+		{"明日", "", "", "", false},
+		{"来週", "", "", "", false},
+		{"来週末に旅行", "", "", "", false},
+		{"来月", "", "", "", false},
+		{"来年の夏", "", "", "", false},
+		{"毎週月曜に", "", "", "", false},
+		{"毎週末", "", "", "", false},
+		{"5月生まれ", "", "", "", false},
+		{"誕生日は5月", "", "", "", false},
+		{"13月に", "", "", "", false},
+		{"2月30日", "", "", "", false},
+		{"0日前", "", "", "", false},
+		{"一緒に行こう", "", "", "", false},
+		{"ラーメン食べたい", "", "", "", false},
+		{"", "", "", "", false},
+	})
+}
+
+func TestParseEnglish(t *testing.T) {
+	checkParse(t, mustLoad(t, "Asia/Tokyo"), sunday, []parseCase{
+		{"yesterday", "yesterday", "2025-12-20", "2025-12-21", true},
+		{"Today", "today", "2025-12-21", "2025-12-22", true},
+		{"earlier today", "earlier today", "2025-12-21", "2025-12-22", true},
+		{"this morning", "this morning", "2025-12-21 04:00", "2025-12-21 12:00", true},
+		{"yesterday evening", "yesterday evening", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"last night", "last night", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"the day before yesterday", "the day before yesterday", "2025-12-19", "2025-12-20", true},
+		{"3 days ago", "3 days ago", "2025-12-18", "2025-12-19", true},
+		{"three days ago", "three days ago", "2025-12-18", "2025-12-19", true},
+		{"a few days ago", "a few days ago", "2025-12-15", "2025-12-20", true},
+		{"several days ago", "several days ago", "2025-12-15", "2025-12-20", true},
+		{"a couple of days ago", "a couple of days ago", "2025-12-18", "2025-12-21", true},
+		{"Last Week", "last week", "2025-12-08", "2025-12-15", true},
+		{"a week ago", "a week ago", "2025-12-08", "2025-12-15", true},
+		{"this week", "this week", "2025-12-15", "2025-12-22", true},
+		{"two weeks ago", "two weeks ago", "2025-12-01", "2025-12-08", true},
+		{"the week before last", "the week before last", "2025-12-01", "2025-12-08", true},
+		{"last month", "last month", "2025-11-01", "2025-12-01", true},
+		{"this month", "this month", "2025-12-01", "2025-12-22", true},
+		{"2 months ago", "2 months ago", "2025-10-01", "2025-11-01", true},
+		{"half a year ago", "half a year ago", "2025-06-01", "2025-07-01", true},
+		{"last year", "last year", "2024-01-01", "2025-01-01", true},
+		{"this year", "this year", "2025-01-01", "2025-12-22", true},
+		{"in May", "in may", "2025-05-01", "2025-06-01", true},
+		{"last May", "last may", "2025-05-01", "2025-06-01", true},
+		{"in sept", "in sept", "2025-09-01", "2025-10-01", true},
+		{"last summer", "last summer", "2025-06-01", "2025-09-01", true},
+		{"last spring", "last spring", "2025-03-01", "2025-06-01", true},
+		{"last fall", "last fall", "2025-09-01", "2025-12-01", true},
+		{"last autumn", "last autumn", "2025-09-01", "2025-12-01", true},
+		{"last winter", "last winter", "2024-12-01", "2025-03-01", true}, // this one has not ended
+		{"last weekend", "last weekend", "2025-12-13", "2025-12-15", true},
+		{"this past weekend", "this past weekend", "2025-12-13", "2025-12-15", true},
+		{"this weekend", "this weekend", "2025-12-20", "2025-12-22", true},
+		{"over the weekend", "over the weekend", "2025-12-20", "2025-12-22", true},
+		{"on Monday", "on monday", "2025-12-15", "2025-12-16", true},
+		{"last Monday", "last monday", "2025-12-15", "2025-12-16", true},
+		{"on sunday", "on sunday", "2025-12-14", "2025-12-15", true},
+		{"what did we talk about yesterday?", "yesterday", "2025-12-20", "2025-12-21", true},
+		{"What did we discuss last week?", "last week", "2025-12-08", "2025-12-15", true},
+		{"remind me what we talked about last month", "last month", "2025-11-01", "2025-12-01", true},
+		{"what did we eat yesterday?", "yesterday", "2025-12-20", "2025-12-21", false},
+		{"the movie we saw last   week", "last   week", "2025-12-08", "2025-12-15", false},
+
+		{"I may go", "", "", "", false},
+		{"todays news", "", "", "", false},
+		{"over the weekends", "", "", "", false},
+		{"next week", "", "", "", false},
+		{"tomorrow", "", "", "", false},
+		{"last time", "", "", "", false},
+		{"0 days ago", "", "", "", false},
+		{"12345 days ago", "", "", "", false},
+		{"the other day", "", "", "", false},
+		{"3 days", "", "", "", false},
+	})
+}
+
+func TestParseChinese(t *testing.T) {
+	checkParse(t, mustLoad(t, "Asia/Tokyo"), sunday, []parseCase{
+		{"昨天", "昨天", "2025-12-20", "2025-12-21", true},
+		{"前天", "前天", "2025-12-19", "2025-12-20", true},
+		{"今天", "今天", "2025-12-21", "2025-12-22", true},
+		{"上周", "上周", "2025-12-08", "2025-12-15", true},
+		{"上週", "上週", "2025-12-08", "2025-12-15", true},
+		{"上个星期", "上个星期", "2025-12-08", "2025-12-15", true},
+		{"上個星期", "上個星期", "2025-12-08", "2025-12-15", true},
+		{"上周末", "上周末", "2025-12-13", "2025-12-15", true},
+		{"这周", "这周", "2025-12-15", "2025-12-22", true},
+		{"本周", "本周", "2025-12-15", "2025-12-22", true},
+		{"上个月", "上个月", "2025-11-01", "2025-12-01", true},
+		{"上個月", "上個月", "2025-11-01", "2025-12-01", true},
+		{"这个月", "这个月", "2025-12-01", "2025-12-22", true},
+		{"本月", "本月", "2025-12-01", "2025-12-22", true},
+		{"去年夏天", "去年夏天", "2024-06-01", "2024-09-01", true},
+		{"今年", "今年", "2025-01-01", "2025-12-22", true},
+		{"3天前", "3天前", "2025-12-18", "2025-12-19", true},
+		{"三天前", "三天前", "2025-12-18", "2025-12-19", true},
+		{"两天前", "两天前", "2025-12-19", "2025-12-20", true},
+		{"几天前", "几天前", "2025-12-15", "2025-12-20", true},
+		{"两个月前", "两个月前", "2025-10-01", "2025-11-01", true},
+		{"上周我们聊了什么", "上周", "2025-12-08", "2025-12-15", true},
+		{"上周我们去了哪里", "上周", "2025-12-08", "2025-12-15", false},
+		{"明天", "", "", "", false},
+		{"下周", "", "", "", false},
+	})
+}
+
+func TestParseOnly(t *testing.T) {
+	loc := mustLoad(t, "Asia/Tokyo")
+	now := at(t, loc, sunday)
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"先週何話したっけ", true},
+		{"先週なに話したっけ？", true},
+		{"昨日の話の続き?", true},
+		{"先月どんな話した？", true},
+		{"昨日何があった？", true},
+		{"去年の夏の話覚えてる？", true},
+		{"ねえ、昨日私たち何を話してたっけ😊", true},
+		{"what did we talk about yesterday?", true},
+		{"What's the stuff we talked about last week?", true},
+		{"上周我们聊了什么", true},
+		{"昨天我们说了什么？", true},
+		{"先週", true},
+		{"先週食べたラーメン美味しかった", false},
+		{"昨日の映画の話覚えてる？", false},
+		{"昨日のラーメンの話", false},
+		{"what did we eat yesterday?", false},
+		{"yesterday my cat was sick", false},
+		{"上周我们去了哪里", false},
+	}
+	for _, tt := range tests {
+		w, ok := Parse(tt.text, now, loc)
+		if !ok {
+			t.Errorf("Parse(%q) found no window", tt.text)
+			continue
+		}
+		if w.Only != tt.want {
+			t.Errorf("Parse(%q).Only = %v (expr %q), want %v", tt.text, w.Only, w.Expr, tt.want)
+		}
+	}
+}
+
+// TestParseNow covers the parts that depend on the day of the week or the
+// month of now.
+func TestParseNow(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	t.Run("Wednesday", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-12-17 09:00", []parseCase{
+			{"週末", "週末", "2025-12-13", "2025-12-15", true},
+			{"over the weekend", "over the weekend", "2025-12-13", "2025-12-15", true},
+			{"先週末", "先週末", "2025-12-13", "2025-12-15", true},
+			{"last weekend", "last weekend", "2025-12-13", "2025-12-15", true},
+			{"月曜", "月曜", "2025-12-15", "2025-12-16", true},
+			{"last wednesday", "last wednesday", "2025-12-10", "2025-12-11", true},
+			{"日曜", "日曜", "2025-12-14", "2025-12-15", true},
+			{"今週", "今週", "2025-12-15", "2025-12-18", true},
+			{"今週の月曜", "今週の月曜", "2025-12-15", "2025-12-16", true},
+			{"今週末", "", "", "", false},
+			{"this weekend", "", "", "", false},
+			{"今週の金曜", "", "", "", false},
+		})
+	})
+	t.Run("Saturday", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-12-20 10:00", []parseCase{
+			{"週末", "週末", "2025-12-20", "2025-12-21", true},
+			{"先週末", "先週末", "2025-12-13", "2025-12-15", true},
+		})
+	})
+	t.Run("March", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-03-10 12:00", []parseCase{
+			{"5月に", "5月", "2024-05-01", "2024-06-01", true},
+			{"3月に", "3月", "2025-03-01", "2025-03-11", true},
+			{"in may", "in may", "2024-05-01", "2024-06-01", true},
+			{"last march", "last march", "2024-03-01", "2024-04-01", true},
+			{"去年の冬", "去年の冬", "2024-12-01", "2025-03-01", true},
+			{"last winter", "last winter", "2024-12-01", "2025-03-01", true},
+			{"年末", "年末", "2024-12-20", "2025-01-01", true},
+			{"正月", "正月", "2025-01-01", "2025-01-04", true},
+		})
+	})
+	t.Run("January", func(t *testing.T) {
+		checkParse(t, tokyo, "2026-01-15 12:00", []parseCase{
+			{"去年", "去年", "2025-01-01", "2026-01-01", true},
+			{"先月", "先月", "2025-12-01", "2026-01-01", true},
+			{"この冬", "この冬", "2025-12-01", "2026-01-16", true},
+			{"今年の冬", "今年の冬", "2025-12-01", "2026-01-16", true},
+			{"去年の冬", "去年の冬", "2024-12-01", "2025-03-01", true},
+			{"last winter", "last winter", "2024-12-01", "2025-03-01", true},
+			{"年末", "年末", "2025-12-20", "2026-01-01", true},
+			{"12月に", "12月", "2025-12-01", "2026-01-01", true},
+			{"先週", "先週", "2026-01-05", "2026-01-12", true},
+		})
+	})
+}
+
+func TestParseLocation(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	now := time.Date(2025, 12, 21, 1, 0, 0, 0, tokyo) // 2025-12-20 16:00 UTC
+	w, ok := Parse("昨日", now, tokyo)
+	if !ok || !w.From.Equal(time.Date(2025, 12, 20, 0, 0, 0, 0, tokyo)) {
+		t.Errorf("Parse(昨日) in Tokyo = %v %v, want 2025-12-20 JST", w.From, ok)
+	}
+	w, ok = Parse("昨日", now, nil)
+	if !ok || !w.From.Equal(time.Date(2025, 12, 19, 0, 0, 0, 0, time.UTC)) || w.From.Location() != time.UTC {
+		t.Errorf("Parse(昨日) with nil loc = %v %v, want 2025-12-19 UTC", w.From, ok)
+	}
+
+	// DST ended in New York on 2025-11-02: that day lasted 25 hours.
+	ny := mustLoad(t, "America/New_York")
+	w, ok = Parse("yesterday", time.Date(2025, 11, 3, 12, 0, 0, 0, ny), ny)
+	if !ok || !w.From.Equal(time.Date(2025, 11, 2, 0, 0, 0, 0, ny)) || w.To.Sub(w.From) != 25*time.Hour {
+		t.Errorf("Parse(yesterday) across DST = [%v, %v) %v, want the 25-hour 2025-11-02", w.From, w.To, ok)
+	}
+}
+
+// TestParseInvariants checks From < To <= start of tomorrow for every
+// expression above at every hour of a fortnight.
+func TestParseInvariants(t *testing.T) {
+	loc := mustLoad(t, "America/New_York")
+	texts := []string{
+		"今日", "今朝", "昨夜", "数日前", "先週", "今週", "今週末", "週末", "先週末", "今月", "今年",
+		"この冬", "今年の夏", "年末", "正月", "クリスマス", "5月に", "12月31日", "月曜", "今週の日曜の夜",
+		"this morning", "this evening", "last night", "this weekend", "over the weekend",
+		"last winter", "on friday", "earlier this week", "去年の今頃", "上周末",
+	}
+	start := time.Date(2025, 10, 25, 0, 30, 0, 0, loc)
+	for h := range 24 * 14 {
+		now := start.Add(time.Duration(h) * time.Hour)
+		ny, nm, nd := now.Date()
+		tomorrow := time.Date(ny, nm, nd+1, 0, 0, 0, 0, loc)
+		for _, text := range texts {
+			w, ok := Parse(text, now, loc)
+			if ok && (!w.From.Before(w.To) || w.To.After(tomorrow)) {
+				t.Errorf("Parse(%q) at %v = [%v, %v)", text, now, w.From, w.To)
+			}
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", ""},
+		{"先週なに話したっけ", "先週なに話したっけ"},
+		{"Last Week", "last week"},
+		{"ＬＡＳＴ　ＷＥＥＫ！", "last week!"},
+		{"３ヶ月前？", "3ヶ月前?"},
+		{"ｹﾞﾝｷ？", "ゲンキ?"},  // half-width katakana: the norm path
+		{"①日前", "1日前"},     // circled digit: the norm path
+		{"Ä ３日前", "ä 3日前"}, // non-ASCII upper case: the norm path
+		{"ガ\u3099", "ガ\u3099"},
+		{"ありがとう〜😊👍🏻\u200d\ufe0f・", "ありがとう〜😊👍🏻\u200d\ufe0f・"},
+		{"…🄰", "...a"}, // compatibility characters: the norm path
+		{"\xff先週", "\ufffd先週"},
+	}
+	for _, tt := range tests {
+		got := Normalize(tt.text)
+		if got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if ref := strings.ToLower(norm.NFKC.String(tt.text)); got != ref {
+			t.Errorf("Normalize(%q) = %q, NFKC+lower gives %q", tt.text, got, ref)
+		}
+	}
+	if s := "先週の話"; Normalize(s) != s {
+		t.Errorf("Normalize changed %q", s)
+	}
+}
+
+func BenchmarkNormalize(b *testing.B) {
+	for _, bc := range []struct{ name, text string }{
+		{"unchanged", "先週なに話したっけ、覚えてる"},
+		{"fullwidth", "先週なに話したっけ？"},
+		{"norm", "ｹﾞﾝｷ？先週なに話したっけ"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Normalize(bc.text)
+			}
+		})
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	loc := mustLoad(b, "Asia/Tokyo")
+	now := at(b, loc, sunday)
+	for _, bc := range []struct{ name, text string }{
+		{"ja-hit", "先週なに話したっけ？"},
+		{"ja-miss", "おはよう！朝はコーヒーを飲みながら、猫と一緒にのんびりしてたよ。"},
+		{"en-hit", "what did we talk about last weekend?"},
+		{"en-miss", "I finally finished the book you recommended, it was great."},
+		{"zh-hit", "上周我们聊了什么"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(bc.text, now, loc)
+			}
+		})
+	}
+}
