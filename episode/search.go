@@ -14,6 +14,7 @@ type Filter struct {
 	States         []State     // nil: any state
 	MaxSensitivity Sensitivity // admit episodes up to this sensitivity
 	Since          time.Time   // zero: no lower bound on OccurredAt
+	Until          time.Time   // zero: no upper bound; else OccurredAt < Until
 }
 
 // Hit is one search result: an episode id and the engine's score (cosine
@@ -44,6 +45,10 @@ func (f Filter) where(prefix string, args []any) (string, []any) {
 	if !f.Since.IsZero() {
 		b.WriteString(" AND " + prefix + "occurred_at >= ?")
 		args = append(args, f.Since.Unix())
+	}
+	if !f.Until.IsZero() {
+		b.WriteString(" AND " + prefix + "occurred_at < ?")
+		args = append(args, f.Until.Unix())
 	}
 	return b.String(), args
 }
@@ -84,6 +89,34 @@ func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) (
 		return nil, fmt.Errorf("episode store: bm25: %w", err)
 	}
 	return scanHits(rows, "bm25")
+}
+
+// Between returns up to limit episodes of user that pass the filter (use its
+// Since and Until for the time window), newest first.
+func (s *Store) Between(ctx context.Context, user string, limit int, f Filter) ([]Episode, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	cond, args := f.where("", []any{user})
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ?`+cond+`
+		ORDER BY occurred_at DESC, id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: between: %w", err)
+	}
+	defer rows.Close()
+	var out []Episode
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, fmt.Errorf("episode store: between: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: between: %w", err)
+	}
+	return out, nil
 }
 
 type rowScanner interface {

@@ -448,3 +448,24 @@ func TestStatsAndReembed(t *testing.T) {
 		t.Fatalf("KNN after reembed = %+v, %v", hits, err)
 	}
 }
+
+func TestBetweenAndUntil(t *testing.T) {
+	s := newStore(t)
+	ids, err := s.Add(ctx, []Episode{ep("u", "a", "", day), ep("u", "b", "", day.Add(time.Hour)), ep("u", "c", "", day.Add(2*time.Hour)), ep("v", "d", "", day.Add(time.Hour))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Between(ctx, "u", 10, Filter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)})
+	if err != nil || len(got) != 1 || got[0].ID != ids[1] {
+		t.Fatalf("Between = %+v, %v; want only episode %d ([since, until) is half-open)", got, err, ids[1])
+	}
+	got, _ = s.Between(ctx, "u", 2, Filter{})
+	if len(got) != 2 || got[0].ID != ids[2] || got[1].ID != ids[1] {
+		t.Fatalf("Between newest first, limit 2 = %+v", got)
+	}
+	vec, _ := s.Embedder().Embed(ctx, []string{"a"})
+	hits, _ := s.KNN(ctx, "u", vec[0], 10, Filter{Until: day.Add(time.Hour)})
+	if len(hits) != 1 || hits[0].ID != ids[0] {
+		t.Fatalf("KNN with Until = %+v", hits)
+	}
+}

@@ -67,6 +67,7 @@ type Candidate struct {
 	UserText   string
 	ReplyText  string
 	OccurredAt time.Time // the zero time (or before 1970) has no recency
+	Boost      float64   // added to Final as it is (0 in the reference)
 }
 
 // Scored is a candidate with its score parts.
@@ -126,6 +127,9 @@ func Score(q ngram.Set, cands []Candidate, now time.Time, o Options) []Scored {
 			s.Rec = math.Exp(-age / o.RecencyDays)
 		}
 		s.Final = o.WeightRRF*s.RRFNorm + o.WeightLex*s.Lex + o.WeightRecency*s.Rec
+		if c.Boost != 0 {
+			s.Final += c.Boost
+		}
 		out[i] = s
 	}
 	slices.SortStableFunc(out, func(a, b Scored) int {

@@ -20,6 +20,7 @@ const (
 	DefaultMaxQueryTerms   = 12              // and to this many terms
 	DefaultMaxAgeDays      = 365             // episodes older than this are not searched
 	DefaultEmbedTimeout    = 2 * time.Second // the default preset's bound on the query embedding
+	DefaultTimeBoost       = 0.15            // the default preset's bonus for a candidate inside the message's time window
 	// ContextSeparator joins the recent conversation and the message into Q2.
 	ContextSeparator = "\n---\n"
 )
@@ -64,6 +65,15 @@ type Options struct {
 	// EmbedTimeout bounds the query embedding call; 0 means no bound beyond
 	// the request's context.
 	EmbedTimeout time.Duration
+	// SkipSmallTalk skips retrieval for greetings, thanks, acknowledgements
+	// and aizuchi that carry no memory cue (smalltalk.NeedsMemory).
+	SkipSmallTalk bool
+	// TimeAware reads a time expression in the message (timeexpr.Parse, in
+	// Location): both arms also search inside its window, candidates inside
+	// it get TimeBoost, and a message that is only a time reference
+	// ("先週何話したっけ") returns the window's episodes.
+	TimeAware bool
+	TimeBoost float64
 	// Gate admits a candidate only on absolute evidence (the reference's
 	// high threshold can never say no: its top candidate always has
 	// rrf_norm 1). The zero Gate admits everything.
@@ -126,5 +136,8 @@ func DefaultOptions() Options {
 	o.MessageFirstBM25 = true
 	o.FallbackBM25 = true
 	o.EmbedTimeout = DefaultEmbedTimeout
+	o.SkipSmallTalk = true
+	o.TimeAware = true
+	o.TimeBoost = DefaultTimeBoost
 	return o
 }

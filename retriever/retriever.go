@@ -21,6 +21,8 @@ import (
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
+	"github.com/omoide/omoide/smalltalk"
+	"github.com/omoide/omoide/timeexpr"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -32,6 +34,7 @@ type Store interface {
 	KNN(ctx context.Context, user string, vec []float32, k int, f episode.Filter) ([]episode.Hit, error)
 	BM25(ctx context.Context, user, match string, k int, f episode.Filter) ([]episode.Hit, error)
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
+	Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error)
 }
 
 // Message is one message of the recent conversation.
@@ -77,6 +80,7 @@ type Hit struct {
 type Trace struct {
 	Skipped    string   // why retrieval did not run, if it did not
 	Degraded   string   // why the vector arm did not run (BM25 and the rerank went on), if it did not
+	Window     string   // the time expression read in the message and its window, if any
 	Queries    []string // Q1 and, when there is context, Q2
 	BM25Match  []string // the FTS5 expression per query ("" when it had no terms)
 	KNNHits    []int    // hits per query
@@ -170,9 +174,29 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		tr.Skipped = "empty message"
 		return res, nil
 	}
+	if r.opts.SkipSmallTalk && !smalltalk.NeedsMemory(text) {
+		tr.Skipped = "small talk"
+		return res, nil
+	}
 	now := req.Now
 	if now.IsZero() {
 		now = time.Now()
+	}
+	filter := r.filter(now)
+	var window *episode.Filter
+	if r.opts.TimeAware {
+		if w, ok := timeexpr.Parse(text, now, r.opts.location()); ok {
+			tr.Window = fmt.Sprintf("%s [%s, %s)", w.Expr, w.From.Format(time.RFC3339), w.To.Format(time.RFC3339))
+			wf := filter
+			wf.Since, wf.Until = w.From, w.To
+			if filter.Since.After(w.From) {
+				wf.Since = filter.Since
+			}
+			window = &wf
+			if w.Only {
+				return r.windowOnly(ctx, req.User, w.Expr, wf, res)
+			}
+		}
 	}
 	recent := req.Recent
 	var recentIDs []int64
@@ -189,7 +213,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	q := r.queries(text, recent)
 	tr.Queries = q.texts
 
-	arms, err := r.search(ctx, req.User, q, r.filter(now), tr)
+	arms, err := r.search(ctx, req.User, q, filter, window, tr)
 	if err != nil {
 		return res, err
 	}
@@ -233,7 +257,11 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 			continue
 		}
 		byID[e.ID] = e
-		cands = append(cands, rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt})
+		c := rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt}
+		if window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until) {
+			c.Boost = r.opts.TimeBoost
+		}
+		cands = append(cands, c)
 	}
 	ro := r.opts.Rerank
 	scored := rerank.Score(ro.QueryGrams(q.rerank), cands, now, ro)
@@ -278,6 +306,26 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		}
 		h.Reason = p.Reason()
 		res.Hits[i] = h
+	}
+	return res, nil
+}
+
+// windowOnly answers a message that is only a time reference ("先週何話し
+// たっけ") with the newest episodes inside the window, up to MaxResults.
+func (r *Retriever) windowOnly(ctx context.Context, user, expr string, f episode.Filter, res Result) (Result, error) {
+	t := time.Now()
+	eps, err := r.store.Between(ctx, user, r.opts.Rerank.MaxResults, f)
+	if err != nil {
+		return res, fmt.Errorf("retriever: %w", err)
+	}
+	res.Trace.Fetch = time.Since(t)
+	res.Trace.Fetched, res.Trace.Picked = len(eps), len(eps)
+	for i, e := range eps {
+		rel := memorypack.Medium
+		if i == 0 {
+			rel = memorypack.High
+		}
+		res.Hits = append(res.Hits, Hit{Episode: e, Relevance: rel, Reason: "time window: " + expr})
 	}
 	return res, nil
 }
@@ -332,13 +380,14 @@ func (r *Retriever) queries(text string, recent []Message) queryTexts {
 // armResults are the ranked hits of each search: vector and BM25 per query.
 type armResults struct {
 	knn, bm25 [][]episode.Hit
+	window    [][]episode.Hit // vector and BM25 for Q1 inside the message's time window
 }
 
 // lists returns the ranked id lists in fusion order: vector Q1, vector Q2,
-// BM25 Q1, BM25 Q2.
+// BM25 Q1, BM25 Q2, then the time window's vector and BM25 lists.
 func (a armResults) lists() [][]int64 {
-	out := make([][]int64, 0, len(a.knn)+len(a.bm25))
-	for _, hs := range append(append([][]episode.Hit{}, a.knn...), a.bm25...) {
+	out := make([][]int64, 0, len(a.knn)+len(a.bm25)+len(a.window))
+	for _, hs := range slices.Concat(a.knn, a.bm25, a.window) {
 		out = append(out, ids(hs))
 	}
 	return out
@@ -362,10 +411,13 @@ func (a armResults) cosine(id int64) float64 {
 // KNN after the one batched embedding call. When the embedder fails and
 // FallbackBM25 is set, the retrieval goes on with BM25 alone and the trace
 // says why; it fails only when nothing can run.
-func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f episode.Filter, tr *Trace) (armResults, error) {
+func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f episode.Filter, window *episode.Filter, tr *Trace) (armResults, error) {
 	n := len(q.texts)
 	var a armResults
-	knnErrs, bm25Errs := make([]error, n), make([]error, n)
+	knnErrs, bm25Errs, winErrs := make([]error, n), make([]error, n), make([]error, 2)
+	if window != nil {
+		a.window = make([][]episode.Hit, 2)
+	}
 	tr.KNNHits, tr.BM25Hits, tr.BM25Match = make([]int, n), make([]int, n), make([]string, n)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -389,6 +441,13 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 				tr.BM25Hits[i] = len(a.bm25[i])
 			})
 		}
+		if window != nil {
+			wg.Go(func() {
+				t := time.Now()
+				a.window[1], winErrs[1] = r.store.BM25(ctx, user, tr.BM25Match[0], r.opts.BM25K, *window)
+				longest(&tr.BM25, t)
+			})
+		}
 	}
 	if r.opts.KNNK > 0 {
 		vecs, err := r.embed(ctx, q.texts, tr)
@@ -408,10 +467,17 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 					tr.KNNHits[i] = len(a.knn[i])
 				})
 			}
+			if window != nil {
+				wg.Go(func() {
+					t := time.Now()
+					a.window[0], winErrs[0] = r.store.KNN(ctx, user, vecs[0], r.opts.KNNK, *window)
+					longest(&tr.KNN, t)
+				})
+			}
 		}
 	}
 	wg.Wait()
-	if err := errors.Join(append(knnErrs, bm25Errs...)...); err != nil {
+	if err := errors.Join(slices.Concat(knnErrs, bm25Errs, winErrs)...); err != nil {
 		return a, fmt.Errorf("retriever: %w", err)
 	}
 	return a, nil

@@ -307,6 +307,8 @@ func TestFallbackBM25WhenEmbedderFails(t *testing.T) {
 		t.Fatalf("degraded = %q, hits = %+v", res.Trace.Degraded, res.Hits)
 	}
 	// Nothing can run: no BM25 terms (only punctuation) and no vectors.
+	o.SkipSmallTalk = false // or "？！" would be skipped before any search
+	r = newRetriever(t, storeWithEmbedder{s, failingEmbedder{s.Embedder()}}, o)
 	if _, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "？！", Recent: []retriever.Message{}, Now: now}); err == nil {
 		t.Fatal("no error when neither arm can run")
 	}
@@ -393,5 +395,66 @@ func TestGateCanSayNo(t *testing.T) {
 	}
 	if len(res.Hits) == 0 || res.Hits[0].Cosine < 0.3 && res.Hits[0].LexMessage < 0.2 {
 		t.Fatalf("gate blocked a relevant memory: %+v", res.Hits)
+	}
+}
+
+func TestSkipSmallTalk(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	r := newRetriever(t, s, retriever.DefaultOptions())
+	for _, tt := range []struct {
+		text string
+		skip bool
+	}{
+		{"おはよう！", true},
+		{"ありがとう〜😊", true},
+		{"うんうん", true},
+		{"おはよう、昨日のラーメン屋覚えてる？", false},
+		{"味噌ラーメン", false},
+	} {
+		res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: tt.text, Recent: []retriever.Message{}, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Trace.Skipped == "small talk"; got != tt.skip {
+			t.Errorf("%q: skipped = %v, want %v", tt.text, got, tt.skip)
+		}
+	}
+}
+
+func TestTimeWindows(t *testing.T) {
+	s := newStore(t, nil)
+	// now is Sunday 2025-12-21; last week is Mon 12-08 .. Sun 12-14.
+	ids := add(t, s,
+		ep("u", "駅前のラーメン屋で味噌ラーメン", "いいね", 10),  // Thu 12-11: last week
+		ep("u", "駅前のラーメン屋で味噌ラーメン!", "いいね!", 40), // November
+		ep("u", "職場の飲み会だった", "お疲れさま", 12),          // Tue 12-09: last week
+		ep("u", "映画を観た", "どうだった？", 2),                // this week
+	)
+	r := newRetriever(t, s, retriever.DefaultOptions())
+	res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "先週何話したっけ？", Recent: []retriever.Message{}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, h := range res.Hits {
+		got = append(got, h.Episode.ID)
+	}
+	if len(got) != 2 || got[0] != ids[0] || got[1] != ids[2] || res.Trace.Window == "" {
+		t.Fatalf("time-only query returned %v (want last week's %d, %d newest first); window %q", got, ids[0], ids[2], res.Trace.Window)
+	}
+	// A topic with a time expression prefers the episode inside the window over its near-copy.
+	res, err = r.Retrieve(ctx, retriever.Request{User: "u", Text: "先週の味噌ラーメンおいしかった", Recent: []retriever.Message{}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Episode.ID != ids[0] {
+		t.Fatalf("top hit %+v, want last week's episode %d", res.Hits, ids[0])
+	}
+	o := retriever.DefaultOptions()
+	o.TimeAware = false
+	res, _ = newRetriever(t, s, o).Retrieve(ctx, retriever.Request{User: "u", Text: "先週何話したっけ？", Recent: []retriever.Message{}, Now: now})
+	if res.Trace.Window != "" {
+		t.Fatal("TimeAware off still read a window")
 	}
 }
