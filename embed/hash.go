@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/omoide/omoide/internal/parallel"
 	"github.com/omoide/omoide/internal/pytext"
 )
 
@@ -127,13 +129,18 @@ func (h *Hash) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 		return nil, errNoDim
 	}
 	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		if i > 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("embed: hash: %w", err)
-			}
+	// Large batches (ingest) are spread over the cores; ctx is checked as
+	// each text starts.
+	var cancelled atomic.Bool
+	parallel.For(len(texts), func(i int) {
+		if cancelled.Load() || (i > 0 && ctx.Err() != nil) {
+			cancelled.Store(true)
+			return
 		}
-		out[i] = h.embed(t)
+		out[i] = h.embed(texts[i])
+	})
+	if cancelled.Load() {
+		return nil, fmt.Errorf("embed: hash: %w", ctx.Err())
 	}
 	return out, nil
 }

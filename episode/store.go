@@ -16,6 +16,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver; build with -tags sqlite_fts5
 
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/internal/parallel"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -154,7 +155,18 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	for j, i := range todo {
 		texts[j] = batch[i].EmbedText()
 	}
+	// Analyze the FTS text on every core while the embedder works.
+	fts := make([][2]string, len(todo))
+	analyzed := make(chan struct{})
+	go func() {
+		defer close(analyzed)
+		parallel.For(len(todo), func(j int) {
+			e := batch[todo[j]]
+			fts[j] = [2]string{s.analyzer.Index(e.UserText), s.analyzer.Index(e.ReplyText)}
+		})
+	}()
 	vecs, err := s.embedder.Embed(ctx, texts)
+	<-analyzed
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: embed %d episodes: %w", len(texts), err)
 	}
@@ -166,10 +178,6 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		if blobs[j], err = s.vectorBlob(v); err != nil {
 			return nil, fmt.Errorf("episode store: add: episode %d: %w", todo[j], err)
 		}
-	}
-	fts := make([][2]string, len(todo))
-	for j, i := range todo {
-		fts[j] = [2]string{s.analyzer.Index(batch[i].UserText), s.analyzer.Index(batch[i].ReplyText)}
 	}
 
 	tx, err := s.db.BeginTx(ctx, nil)

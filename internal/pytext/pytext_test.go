@@ -63,7 +63,7 @@ func TestClip(t *testing.T) {
 	}{
 		{"あいうえお", 5, "あいうえお"},
 		{"あいうえおか", 5, "あいうえお…"},
-		{"あい うえお", 3, "あい…"}, // the cut ends in a space: trimmed before "…"
+		{"あい うえお", 3, "あい…"},            // the cut ends in a space: trimmed before "…"
 		{"あい\u3000\u3000うえお", 3, "あい…"}, // compacted first: "あい うえお"
 		{"a\n\nb", 0, "a b"},
 	}

@@ -1,0 +1,47 @@
+package episode_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// BenchmarkAdd500 stores batches of 500 Japanese episodes (the demo
+// conversations, repeated) with the default analyzer and hash embedder;
+// episodes/s is reported.
+func BenchmarkAdd500(b *testing.B) {
+	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms})
+	ctx := context.Background()
+	s, err := episode.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), episode.Options{Embedder: h})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	batch := make([]episode.Episode, 500)
+	n := 0
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range batch {
+			e := src[n%len(src)].Episode()
+			e.ExternalID = fmt.Sprint(n)
+			e.OccurredAt = e.OccurredAt.Add(time.Duration(n) * time.Second)
+			batch[i] = e
+			n++
+		}
+		if _, err := s.Add(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "episodes/s")
+}
