@@ -63,8 +63,7 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 	if !Exists(path) {
 		return 0, fmt.Errorf("episode store: reembed: %s: no such store", path)
 	}
-	// Open with the new embedder's identity check disabled: read the recorded
-	// analyzer, then rebuild the vectors under the new identity.
+	// Not Open: the recorded identity is the old one, which is the point.
 	s := &Store{embedder: e, dim: id.Dim}
 	db, err := sql.Open("sqlite3", dsn(path, DefaultBusyTimeout))
 	if err != nil {
@@ -83,49 +82,9 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion {
 		return 0, fmt.Errorf("episode store: reembed: schema version %d, want %d (open the store once to migrate it): %v", version, SchemaVersion, err)
 	}
-	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&total); err != nil {
-		return 0, fmt.Errorf("episode store: reembed: %w", err)
-	}
-	for _, q := range []string{`DROP TABLE episodes_vec`, vecTableSQL(id.Dim)} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("episode store: reembed: %w", err)
-		}
-	}
-	done := 0
-	for lastID := int64(0); ; {
-		eps, err := episodesAfter(ctx, tx, lastID, batch)
-		if err != nil {
-			return done, fmt.Errorf("episode store: reembed: %w", err)
-		}
-		if len(eps) == 0 {
-			break
-		}
-		texts := make([]string, len(eps))
-		for i, ep := range eps {
-			texts[i] = ep.EmbedText()
-		}
-		vecs, err := e.Embed(ctx, texts)
-		if err != nil {
-			return done, fmt.Errorf("episode store: reembed: episodes %d..%d: %w", eps[0].ID, eps[len(eps)-1].ID, err)
-		}
-		if len(vecs) != len(eps) {
-			return done, fmt.Errorf("episode store: reembed: embedder returned %d vectors for %d texts", len(vecs), len(eps))
-		}
-		for i, ep := range eps {
-			blob, err := s.vectorBlob(vecs[i])
-			if err != nil {
-				return done, fmt.Errorf("episode store: reembed: episode %d: %w", ep.ID, err)
-			}
-			if _, err := tx.ExecContext(ctx, insertVectorSQL, vectorArgs(ep, blob)...); err != nil {
-				return done, fmt.Errorf("episode store: reembed: episode %d: %w", ep.ID, err)
-			}
-		}
-		done += len(eps)
-		lastID = eps[len(eps)-1].ID
-		if progress != nil {
-			progress(done, total)
-		}
+	done, err := s.rebuild(ctx, tx, false, batch, progress)
+	if err != nil {
+		return done, fmt.Errorf("episode store: reembed: %w", err)
 	}
 	for k, v := range map[string]string{metaEmbedderName: id.Name, metaEmbedderDim: strconv.Itoa(id.Dim)} {
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`, v, k); err != nil {
@@ -153,4 +112,166 @@ func episodesAfter(ctx context.Context, tx *sql.Tx, after int64, n int) ([]Episo
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// CheckReport is what Check found. A healthy store has no Problems.
+type CheckReport struct {
+	Stats
+	MissingFTS     []int64  // episodes without an FTS row
+	MissingVector  []int64  // episodes without a vector
+	OrphanFTS      []int64  // FTS rows without an episode
+	OrphanVector   []int64  // vectors without an episode
+	WrongPartition []int64  // vectors filed under another user than their episode's
+	Problems       []string // one line per problem, empty when healthy
+}
+
+// maxListed bounds the ids a CheckReport lists per kind of problem.
+const maxListed = 100
+
+// Check verifies that the episodes, FTS and vector tables agree row for row,
+// that every vector sits in its episode's user partition, and that SQLite's
+// own integrity check passes. It reads only.
+func (s *Store) Check(ctx context.Context, path string) (CheckReport, error) {
+	var r CheckReport
+	var err error
+	if r.Stats, err = s.Stats(ctx, path); err != nil {
+		return r, err
+	}
+	queries := []struct {
+		dst  *[]int64
+		what string
+		sql  string
+	}{
+		{&r.MissingFTS, "episodes without an FTS row", `SELECT e.id FROM episodes e LEFT JOIN episodes_fts f ON f.rowid = e.id WHERE f.rowid IS NULL ORDER BY e.id`},
+		{&r.MissingVector, "episodes without a vector", `SELECT e.id FROM episodes e WHERE NOT EXISTS (SELECT 1 FROM episodes_vec v WHERE v.episode_id = e.id) ORDER BY e.id`},
+		{&r.OrphanFTS, "FTS rows without an episode", `SELECT f.rowid FROM episodes_fts f LEFT JOIN episodes e ON e.id = f.rowid WHERE e.id IS NULL ORDER BY f.rowid`},
+		{&r.OrphanVector, "vectors without an episode", `SELECT v.episode_id FROM episodes_vec v LEFT JOIN episodes e ON e.id = v.episode_id WHERE e.id IS NULL ORDER BY v.episode_id`},
+		{&r.WrongPartition, "vectors in another user's partition", `SELECT v.episode_id FROM episodes_vec v JOIN episodes e ON e.id = v.episode_id WHERE v.user != e.user ORDER BY v.episode_id`},
+	}
+	for _, q := range queries {
+		ids, n, err := listIDs(ctx, s.db, q.sql)
+		if err != nil {
+			return r, fmt.Errorf("episode store: check %s: %w", q.what, err)
+		}
+		*q.dst = ids
+		if n > 0 {
+			r.Problems = append(r.Problems, fmt.Sprintf("%d %s", n, q.what))
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return r, fmt.Errorf("episode store: check integrity: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return r, fmt.Errorf("episode store: check integrity: %w", err)
+		}
+		if line != "ok" {
+			r.Problems = append(r.Problems, "sqlite integrity: "+line)
+		}
+	}
+	return r, rows.Err()
+}
+
+// listIDs returns up to maxListed ids of a query and how many it returned.
+func listIDs(ctx context.Context, db *sql.DB, query string) ([]int64, int, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var ids []int64
+	n := 0
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, 0, err
+		}
+		if n < maxListed {
+			ids = append(ids, id)
+		}
+		n++
+	}
+	return ids, n, rows.Err()
+}
+
+// Reindex rebuilds the FTS and vector indexes from the episodes table with
+// the store's analyzer and embedder, in one transaction: after it, Check
+// finds the three tables in agreement. progress, when not nil, is called
+// after each batch of DefaultReembedBatch episodes.
+func (s *Store) Reindex(ctx context.Context, progress func(done, total int)) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: reindex: begin: %w", err)
+	}
+	defer tx.Rollback()
+	done, err := s.rebuild(ctx, tx, true, DefaultReembedBatch, progress)
+	if err != nil {
+		return done, fmt.Errorf("episode store: reindex: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return done, fmt.Errorf("episode store: reindex: commit: %w", err)
+	}
+	return done, nil
+}
+
+// rebuild re-creates the vector index with s's embedder and dimension and,
+// with fts, the FTS rows with s's analyzer, for every episode, inside tx.
+func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, progress func(done, total int)) (int, error) {
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&total); err != nil {
+		return 0, err
+	}
+	stmts := []string{`DROP TABLE episodes_vec`, vecTableSQL(s.dim)}
+	if fts {
+		stmts = append(stmts, `DELETE FROM episodes_fts`)
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	done := 0
+	for lastID := int64(0); ; {
+		eps, err := episodesAfter(ctx, tx, lastID, batch)
+		if err != nil {
+			return done, err
+		}
+		if len(eps) == 0 {
+			return done, nil
+		}
+		texts := make([]string, len(eps))
+		for i, e := range eps {
+			texts[i] = e.EmbedText()
+		}
+		vecs, err := s.embedder.Embed(ctx, texts)
+		if err == nil && len(vecs) != len(eps) {
+			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(eps))
+		}
+		if err != nil {
+			return done, fmt.Errorf("episodes %d..%d: %w", eps[0].ID, eps[len(eps)-1].ID, err)
+		}
+		for i, e := range eps {
+			blob, err := s.vectorBlob(vecs[i])
+			if err != nil {
+				return done, fmt.Errorf("episode %d: %w", e.ID, err)
+			}
+			if _, err := tx.ExecContext(ctx, insertVectorSQL, vectorArgs(e, blob)...); err != nil {
+				return done, fmt.Errorf("episode %d: vector: %w", e.ID, err)
+			}
+			if fts {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text) VALUES (?, ?, ?)`,
+					e.ID, s.analyzer.Index(e.UserText), s.analyzer.Index(e.ReplyText)); err != nil {
+					return done, fmt.Errorf("episode %d: fts: %w", e.ID, err)
+				}
+			}
+		}
+		done += len(eps)
+		lastID = eps[len(eps)-1].ID
+		if progress != nil {
+			progress(done, total)
+		}
+	}
 }

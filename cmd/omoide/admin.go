@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/memorypack"
 )
 
 const deleteDescription = `Delete removes episodes from the store (the episode, its text index row and its vector, in one
@@ -219,5 +220,79 @@ func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "re-embedded %d episodes: %s -> %s, %s, %s episodes/s\n",
 		n, old, e.Identity(), elapsed.Round(time.Millisecond), rate(n, elapsed))
+	return nil
+}
+
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", stderr)
+	sc := addStoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	setUsage(fs, "omoide check [-json]", `Check verifies that the episodes, the text index and the vector index agree row for row, that
+every vector sits in its person's partition, that the embedder identity is recorded, and that
+SQLite's integrity check passes. It only reads. Exit status 1 when it finds a problem; "omoide
+reindex" rebuilds both indexes from the episodes.
+
+`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	store, err := sc.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	r, err := store.Check(ctx, sc.db)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, r); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "store      %s\nembedder   %s\nanalyzer   %s\nepisodes   %d (fts %d, vectors %d)\n",
+			sc.db, r.Embedder, r.Analyzer, r.Episodes, r.FTSRows, r.VectorRows)
+		for _, p := range r.Problems {
+			fmt.Fprintf(stdout, "problem    %s\n", p)
+		}
+		if len(r.Problems) == 0 {
+			fmt.Fprintln(stdout, "ok         the three tables agree")
+		}
+	}
+	if len(r.Problems) > 0 {
+		return fmt.Errorf("%d problems found; run omoide reindex", len(r.Problems))
+	}
+	return nil
+}
+
+func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reindex", stderr)
+	sc := addStoreFlags(fs)
+	showProgress := fs.Bool("progress", false, "draw the progress bar on stderr even when it is not a terminal")
+	setUsage(fs, "omoide reindex", `Reindex rebuilds the text index and the vector index from the episodes table, with the store's
+analyzer and embedder (give the embedder flags it was built with), in one transaction. Use it
+when "omoide check" reports a problem.
+
+`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	mem, err := sc.openMemory(ctx, true, memorypack.Options{})
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	start := time.Now()
+	bar := newProgressBar(stderr, *showProgress || isTerminal(stderr), 0)
+	n, err := mem.Store.Reindex(ctx, func(done, total int) {
+		bar.total = total
+		bar.update(done)
+	})
+	bar.finish(n)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(stdout, "reindexed %d episodes in %s, %s episodes/s\n", n, elapsed.Round(time.Millisecond), rate(n, elapsed))
 	return nil
 }

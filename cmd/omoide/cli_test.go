@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 )
 
@@ -523,5 +524,31 @@ func TestIngestProgress(t *testing.T) {
 	}
 	if out := mustRun(t, "reembed", "-db", db, "-dim", "32", "-progress"); !strings.Contains(out, "re-embedded 5 episodes") {
 		t.Errorf("reembed: %q", out)
+	}
+}
+
+func TestCheckAndReindex(t *testing.T) {
+	db, _ := newTestStore(t)
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "the three tables agree") {
+		t.Fatalf("check: %q", out)
+	}
+	// Lose an FTS row behind the store's back.
+	store, err := episode.Open(context.Background(), db, episode.Options{Embedder: omoide.DefaultEmbedder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DB().Exec(`DELETE FROM episodes_fts WHERE rowid = (SELECT min(id) FROM episodes)`); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	code, out, errOut := runCLI(t, "check", "-db", db)
+	if code != 1 || !strings.Contains(out, "1 episodes without an FTS row") || !strings.Contains(errOut, "reindex") {
+		t.Fatalf("check of a broken store: exit %d, %q, %q", code, out, errOut)
+	}
+	if out := mustRun(t, "reindex", "-db", db); !strings.Contains(out, "reindexed 5 episodes") {
+		t.Fatalf("reindex: %q", out)
+	}
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "the three tables agree") {
+		t.Fatalf("check after reindex: %q", out)
 	}
 }

@@ -14,6 +14,8 @@
 //	forget   delete every episode of a person
 //	stats    describe the store: embedder, analyzer, row counts, size
 //	reembed  recompute every vector with another embedder
+//	check    verify that the episodes, text index and vector index agree
+//	reindex  rebuild the text and vector indexes from the episodes
 //	serve    run the HTTP JSON API
 //
 // The commands that open a store share the flags -db, -embedder, -endpoint,
@@ -53,6 +55,8 @@ var commands = []command{
 	{"forget", "delete every episode of a person", runForget},
 	{"stats", "describe the store: embedder, analyzer, row counts, size", runStats},
 	{"reembed", "recompute every vector with another embedder", runReembed},
+	{"check", "verify that the episodes, text index and vector index agree", runCheck},
+	{"reindex", "rebuild the text and vector indexes from the episodes", runReindex},
 	{"serve", "run the HTTP JSON API (omoide serve -help for the endpoints)", runServe},
 }
 
