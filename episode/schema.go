@@ -12,13 +12,21 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] moves a store from version i to version i+1. Each runs in the
 // same transaction as the version bump; add new ones at the end, never edit one
 // that has shipped.
 var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV1,
+	migrateV2,
+}
+
+// migrateV2 adds the FTS5 vocabulary view that gives each term's document
+// frequency (for the inject gate's IDF weights).
+func migrateV2(ctx context.Context, tx *sql.Tx, _ int) error {
+	_, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE episodes_vocab USING fts5vocab(episodes_fts, 'row')`)
+	return err
 }
 
 func migrateV1(ctx context.Context, tx *sql.Tx, dim int) error {

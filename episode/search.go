@@ -119,6 +119,76 @@ func (s *Store) Between(ctx context.Context, user string, limit int, f Filter) (
 	return out, nil
 }
 
+// DocFreq returns, for each term, how many episodes' FTS rows contain it
+// (across all users), and about how many FTS rows there are, for IDF
+// weights. Terms are
+// looked up as the FTS index holds them (unicode61 tokens of the analyzed
+// text); a term it does not hold counts 0.
+func (s *Store) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	out := make([]int, len(terms))
+	if len(terms) == 0 {
+		return out, 0, nil
+	}
+	total := int(max(0, s.docs.Load()))
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		args[i] = t
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM episodes_vocab WHERE term IN (`+placeholders(len(terms))+`)`, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var n int
+		if err := rows.Scan(&term, &n); err != nil {
+			return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
+		}
+		for i, t := range terms {
+			if t == term {
+				out[i] = n
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
+	}
+	return out, total, nil
+}
+
+// IndexedTerms returns the analyzed terms stored in the FTS index for each id
+// (user text and reply together), in the order of ids; an id without an FTS
+// row has none.
+func (s *Store) IndexedTerms(ctx context.Context, ids []int64) ([][]string, error) {
+	out := make([][]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, user_text || ' ' || reply_text FROM episodes_fts WHERE rowid IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: indexed terms: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return nil, fmt.Errorf("episode store: indexed terms: %w", err)
+		}
+		for i, want := range ids {
+			if want == id {
+				out[i] = strings.Fields(text)
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
 type rowScanner interface {
 	Next() bool
 	Scan(dest ...any) error

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -45,6 +46,10 @@ type Store struct {
 	embedder embed.Embedder
 	analyzer tokenize.Analyzer
 	dim      int
+	// docs approximates the number of FTS rows for IDF weights: counted at
+	// open, then kept up to date by this Store's writes (another process's
+	// writes are seen at the next open).
+	docs atomic.Int64
 }
 
 var registerVec sync.Once
@@ -76,6 +81,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
+	var docs int64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&docs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+	}
+	s.docs.Store(docs)
 	// Load a lazily loaded dictionary now, so the first Add or search does
 	// not pay for it.
 	if w, ok := s.analyzer.(interface{ Warm() error }); ok {
@@ -199,6 +210,7 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
+	added := 0
 	for j, i := range todo {
 		e := batch[i]
 		var id int64
@@ -222,10 +234,12 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 			return nil, fmt.Errorf("episode store: add: episode %d: vector: %w", i, err)
 		}
 		ids[i] = id
+		added++
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("episode store: add: commit: %w", err)
 	}
+	s.docs.Add(int64(added))
 	return ids, nil
 }
 
@@ -412,6 +426,7 @@ func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("episode store: delete: commit: %w", err)
 	}
+	s.docs.Add(-int64(n))
 	return n, nil
 }
 
@@ -465,6 +480,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("episode store: forget %q: commit: %w", user, err)
 	}
+	s.docs.Add(-int64(len(ids)))
 	return len(ids), nil
 }
 

@@ -469,3 +469,48 @@ func TestBetweenAndUntil(t *testing.T) {
 		t.Fatalf("KNN with Until = %+v", hits)
 	}
 }
+
+func TestDocFreqAndIndexedTerms(t *testing.T) {
+	s := newStore(t)
+	ids, err := s.Add(ctx, []Episode{ep("a", "昨日ラーメンを食べた", "いいね", day), ep("b", "ラーメン屋", "", day), ep("a", "カレー", "", day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	df, total, err := s.DocFreq(ctx, []string{"ラーメン", "カレー", "寿司"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || !slices.Equal(df, []int{2, 1, 0}) {
+		t.Fatalf("DocFreq = %v of %d, want [2 1 0] of 3", df, total)
+	}
+	terms, err := s.IndexedTerms(ctx, []int64{ids[0], 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(terms[0], "ラーメン") || !slices.Contains(terms[0], "食べる") || terms[1] != nil {
+		t.Fatalf("IndexedTerms = %q", terms)
+	}
+}
+
+func TestMigrateFromV1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	s := openStore(t, path, Options{})
+	if _, err := s.Add(ctx, []Episode{ep("a", "ラーメン", "", day)}); err != nil {
+		t.Fatal(err)
+	}
+	// Make it a version 1 store, as the first release wrote it.
+	if _, err := s.db.Exec(`DROP TABLE episodes_vocab; PRAGMA user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openStore(t, path, Options{})
+	df, _, err := s.DocFreq(ctx, []string{"ラーメン"})
+	if err != nil || df[0] != 1 {
+		t.Fatalf("after migrating 1 -> 2: DocFreq = %v, %v", df, err)
+	}
+	var v int
+	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
+	if v != SchemaVersion {
+		t.Fatalf("user_version = %d", v)
+	}
+}

@@ -80,20 +80,33 @@ type Options struct {
 	Gate Gate
 }
 
-// Gate admits a candidate when its cosine similarity to the message alone is
-// at least MinCosine or its trigram Dice with the message alone is at least
-// MinLex. Both measure the candidate against the message, not against the
-// other candidates, so "nothing relevant" can be said. A zero threshold
-// disables its test; the zero Gate admits everything.
+// Gate admits a candidate only on evidence measured against the message
+// alone, not against the other candidates, so that "nothing relevant" can be
+// said: its Coverage (the IDF-weighted share of the message's terms that the
+// episode holds) is at least MinCoverage, or its Cosine similarity to the
+// message is at least MinCosine. Only the first Depth reranked candidates are
+// examined (0 means twice the reranker's MaxResults); the rest are dropped. A
+// zero threshold disables its test; the zero Gate admits everything.
+//
+// Coverage does not depend on the embedder; cosine thresholds do, so
+// MinCosine must be re-tuned (cmd/bench tune) for another embedder.
 type Gate struct {
-	MinCosine float64
-	MinLex    float64
+	MinCoverage float64
+	MinCosine   float64
+	Depth       int
 }
 
-func (g Gate) enabled() bool { return g.MinCosine > 0 || g.MinLex > 0 }
+func (g Gate) enabled() bool { return g.MinCoverage > 0 || g.MinCosine > 0 }
+
+func (g Gate) depth(maxResults int) int {
+	if g.Depth > 0 {
+		return g.Depth
+	}
+	return 2 * max(1, maxResults)
+}
 
 func (g Gate) admits(h Hit) bool {
-	return (g.MinCosine > 0 && h.Cosine >= g.MinCosine) || (g.MinLex > 0 && h.LexMessage >= g.MinLex)
+	return (g.MinCoverage > 0 && h.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && h.Cosine >= g.MinCosine)
 }
 
 func (o Options) location() *time.Location {

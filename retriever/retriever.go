@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,8 @@ type Store interface {
 	Recent(ctx context.Context, user string, n int) ([]episode.Episode, error)
 	KNN(ctx context.Context, user string, vec []float32, k int, f episode.Filter) ([]episode.Hit, error)
 	BM25(ctx context.Context, user, match string, k int, f episode.Filter) ([]episode.Hit, error)
+	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
+	IndexedTerms(ctx context.Context, ids []int64) ([][]string, error)
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
 	Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error)
 }
@@ -73,6 +76,11 @@ type Hit struct {
 	// LexMessage is the trigram Dice of the message alone (no context) with
 	// the episode, computed when a gate is set or candidates are asked for.
 	LexMessage float64
+	// Coverage is the IDF-weighted share of the message's terms that the
+	// episode's indexed terms hold (the gate's lexical evidence), computed
+	// for the first candidates when a gate is set or candidates are asked
+	// for.
+	Coverage float64
 }
 
 // Trace records what each stage did, for tuning. Durations of the arms are
@@ -266,14 +274,26 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	ro := r.opts.Rerank
 	scored := rerank.Score(ro.QueryGrams(q.rerank), cands, now, ro)
 	var msgGrams ngram.Set
+	var coverage []float64 // of the first candidates, for the gate
 	if r.opts.Gate.enabled() || req.WithCandidates {
 		msgGrams = ro.QueryGrams(text)
+		depth := min(len(scored), r.opts.Gate.depth(ro.MaxResults))
+		if coverage, err = r.coverage(ctx, text, scored[:depth]); err != nil {
+			return res, err
+		}
+	}
+	examined := make([]int64, len(coverage)) // ids of the candidates coverage is of
+	for i := range coverage {
+		examined[i] = scored[i].ID
 	}
 	hit := func(sc rerank.Scored) Hit {
 		h := Hit{Episode: byID[sc.ID], Score: sc.Final, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
 			Cosine: arms.cosine(sc.ID)}
 		if msgGrams != nil {
 			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
+		}
+		if i := slices.Index(examined, sc.ID); i >= 0 {
+			h.Coverage = coverage[i]
 		}
 		return h
 	}
@@ -284,9 +304,10 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		}
 	}
 	if r.opts.Gate.enabled() {
+		// Only the examined candidates can pass; the rest are dropped.
 		kept := scored[:0:0]
-		for _, sc := range scored {
-			if h := hit(sc); r.opts.Gate.admits(h) {
+		for _, sc := range scored[:len(coverage)] {
+			if r.opts.Gate.admits(hit(sc)) {
 				kept = append(kept, sc)
 			}
 		}
@@ -308,6 +329,50 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		res.Hits[i] = h
 	}
 	return res, nil
+}
+
+// coverage returns, for each candidate, the IDF-weighted share of the
+// message's terms among the candidate's indexed terms: Σ idf(t) over the
+// message terms the candidate holds / Σ idf(t) over all of them, with
+// idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index. Rare words
+// (names, topics) weigh more than the words every episode has, so the share
+// says how much of what the message is about the episode speaks of.
+func (r *Retriever) coverage(ctx context.Context, text string, cands []rerank.Scored) ([]float64, error) {
+	out := make([]float64, len(cands))
+	terms := r.store.Analyzer().Terms(text)
+	if len(terms) == 0 || len(cands) == 0 {
+		return out, nil
+	}
+	df, total, err := r.store.DocFreq(ctx, terms)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: gate: %w", err)
+	}
+	weights := make([]float64, len(terms))
+	sum := 0.0
+	for i := range terms {
+		weights[i] = math.Log(1 + float64(total)/float64(df[i]+1))
+		sum += weights[i]
+	}
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	held, err := r.store.IndexedTerms(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: gate: %w", err)
+	}
+	for i := range cands {
+		got := 0.0
+		for j, t := range terms {
+			if slices.Contains(held[i], t) {
+				got += weights[j]
+			}
+		}
+		if sum > 0 {
+			out[i] = got / sum
+		}
+	}
+	return out, nil
 }
 
 // windowOnly answers a message that is only a time reference ("先週何話し

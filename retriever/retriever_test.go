@@ -380,7 +380,7 @@ func TestGateCanSayNo(t *testing.T) {
 	s := newStore(t, nil)
 	seed(t, s)
 	o := retriever.DefaultOptions()
-	o.Gate = retriever.Gate{MinCosine: 0.3, MinLex: 0.2}
+	o.Gate = retriever.Gate{MinCoverage: 0.4}
 	r := newRetriever(t, s, o)
 	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "量子コンピュータって何？", Recent: []retriever.Message{}, Now: now})
 	if err != nil {
@@ -393,7 +393,7 @@ func TestGateCanSayNo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) == 0 || res.Hits[0].Cosine < 0.3 && res.Hits[0].LexMessage < 0.2 {
+	if len(res.Hits) == 0 || res.Hits[0].Coverage < 0.4 {
 		t.Fatalf("gate blocked a relevant memory: %+v", res.Hits)
 	}
 }
@@ -426,10 +426,10 @@ func TestTimeWindows(t *testing.T) {
 	s := newStore(t, nil)
 	// now is Sunday 2025-12-21; last week is Mon 12-08 .. Sun 12-14.
 	ids := add(t, s,
-		ep("u", "駅前のラーメン屋で味噌ラーメン", "いいね", 10),  // Thu 12-11: last week
+		ep("u", "駅前のラーメン屋で味噌ラーメン", "いいね", 10),   // Thu 12-11: last week
 		ep("u", "駅前のラーメン屋で味噌ラーメン!", "いいね!", 40), // November
-		ep("u", "職場の飲み会だった", "お疲れさま", 12),          // Tue 12-09: last week
-		ep("u", "映画を観た", "どうだった？", 2),                // this week
+		ep("u", "職場の飲み会だった", "お疲れさま", 12),       // Tue 12-09: last week
+		ep("u", "映画を観た", "どうだった？", 2),           // this week
 	)
 	r := newRetriever(t, s, retriever.DefaultOptions())
 	res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "先週何話したっけ？", Recent: []retriever.Message{}, Now: now})
