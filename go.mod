@@ -8,6 +8,7 @@ require (
 	github.com/ikawaha/kagome/v2 v2.10.3
 	github.com/mattn/go-sqlite3 v1.14.53
 	golang.org/x/text v0.43.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -19,5 +20,4 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/ikawaha/kagome-dict v1.1.7 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )

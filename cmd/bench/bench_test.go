@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/ngram"
+	"github.com/omoide/omoide/retriever"
+)
+
+var testNow = time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC)
+
+// writeSuite writes a tiny generated suite to dir: two people's episodes,
+// "echo" queries that repeat one of them (relevant: that one), and "none"
+// queries in another language whose answer is to inject nothing.
+func writeSuite(t *testing.T, dir string) {
+	t.Helper()
+	eps := newGenerator(7).episodes(120, []string{"alice", "bob"}, testNow.AddDate(0, 0, -1))
+	var eb, qb bytes.Buffer
+	enc := json.NewEncoder(&eb)
+	for _, e := range eps {
+		if err := enc.Encode(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc = json.NewEncoder(&qb)
+	for i := 5; i < len(eps); i += 9 {
+		e := eps[i]
+		q := dataset.Query{ID: fmt.Sprintf("q%d", i), User: e.User, Text: e.UserText, Now: testNow,
+			Context:  []dataset.Message{{Role: "user", Content: eps[i-1].UserText}, {Role: "assistant", Content: eps[i-1].ReplyText}},
+			Relevant: []string{e.ID}, Category: "echo"}
+		if err := enc.Encode(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, text := range []string{"What is the boiling point of tungsten?", "Explain the rules of cricket.", "zzz"} {
+		q := dataset.Query{ID: fmt.Sprintf("n%d", i), User: "alice", Text: text, Context: []dataset.Message{}, Now: testNow,
+			Relevant: []string{}, Category: "none"}
+		if err := enc.Encode(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "episodes.jsonl"), eb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "queries.jsonl"), qb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runBench(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("bench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+func readReport(t *testing.T, path string) report {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, b)
+	}
+	return r
+}
+
+func TestEvalSmoke(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "tiny")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSuite(t, dir)
+	jsonPath := filepath.Join(root, "eval.json")
+	out := runBench(t, "eval", "-eval", root, "-preset", "reference,default", "-arms", "hybrid,bm25,vector",
+		"-tokenizer", "kagome,unicode61-raw", "-json", jsonPath)
+	for _, want := range []string{"reference/hybrid/kagome", "default/vector/raw", "reference/bm25/raw", "echo", "none", "false-inj"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("eval output lacks %q:\n%s", want, out)
+		}
+	}
+	r := readReport(t, jsonPath)
+	if r.Mode != "eval" || r.Time == "" {
+		t.Errorf("report header: %+v", r)
+	}
+	// 3 categories (all, echo, none) × 12 configurations (2 presets × 3 arms
+	// × 2 tokenizers).
+	if len(r.Results) != 3*12 {
+		t.Fatalf("%d results, want 36", len(r.Results))
+	}
+	for _, res := range r.Results {
+		m := res.Metrics.(map[string]any)
+		switch res.Category {
+		case "echo":
+			// The query repeats the episode: every arm that can match finds it.
+			if m["recall_at_10"].(float64) < 0.9 && !strings.Contains(res.Config, "bm25/raw") {
+				t.Errorf("%s %s: R@10 = %v on echo queries", res.Suite, res.Config, m["recall_at_10"])
+			}
+			if m["n"].(float64) != 13 || m["n_no_relevant"].(float64) != 0 {
+				t.Errorf("%s echo counts: %v", res.Config, m)
+			}
+		case "none":
+			if m["n_no_relevant"].(float64) != 3 || m["n"].(float64) != 0 {
+				t.Errorf("%s none counts: %v", res.Config, m)
+			}
+		}
+	}
+
+	// The limit subsamples the queries deterministically.
+	out1 := runBench(t, "eval", "-suite", dir, "-preset", "default", "-limit", "5", "-seed", "3")
+	out2 := runBench(t, "eval", "-suite", dir, "-preset", "default", "-limit", "5", "-seed", "3")
+	if strip(out1) != strip(out2) || !strings.Contains(out1, "tiny") {
+		t.Errorf("-limit runs differ:\n%s\n%s", out1, out2)
+	}
+}
+
+// strip drops the timing columns and lines, which vary between runs.
+func strip(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, " in ") {
+			continue
+		}
+		fs := strings.Fields(l)
+		if len(fs) > 0 {
+			fs = fs[:len(fs)-1]
+		}
+		keep = append(keep, strings.Join(fs, " "))
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestTuneSmoke(t *testing.T) {
+	dir := t.TempDir()
+	writeSuite(t, dir)
+	plotPath := filepath.Join(t.TempDir(), "tune.svg")
+	jsonPath := filepath.Join(t.TempDir(), "tune.json")
+	out := runBench(t, "tune", "-suite", dir, "-high", "0.30:0.90:0.10", "-medium", "0.20,0.28",
+		"-weights", "0.55/0.35/0.10,0.40/0.50/0.10", "-plot", plotPath, "-json", jsonPath)
+	if !strings.Contains(out, "reproduces the live picks on 16/16 queries") {
+		t.Errorf("offline selection differs from the live one:\n%s", out)
+	}
+	if st, err := os.Stat(plotPath); err != nil || st.Size() == 0 {
+		t.Errorf("plot: %v", err)
+	}
+	if r := readReport(t, jsonPath); len(r.Results) != 2*2*7 {
+		t.Errorf("%d tune results, want 28", len(r.Results))
+	}
+}
+
+func TestLatencySmoke(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "latency.json")
+	out := runBench(t, "latency", "-generate", "-n", "300", "-q", "20", "-json", jsonPath)
+	for _, want := range []string{"total (ms)", "default/ref p50", "ingest (episodes/s)", "peak RSS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("latency output lacks %q:\n%s", want, out)
+		}
+	}
+	r := readReport(t, jsonPath)
+	if r.Mode != "latency" || len(r.Results) != 2 {
+		t.Fatalf("report: %+v", r)
+	}
+	m := r.Results[1].Metrics.(map[string]any)
+	if m["episodes"].(float64) != 300 || m["queries"].(float64) != 20 || m["store_bytes"].(float64) <= 0 {
+		t.Errorf("default metrics: %v", m)
+	}
+	// Many people: the queries find context within each person's episodes.
+	runBench(t, "latency", "-generate", "-n", "200", "-q", "5", "-warmup", "1", "-layout", "many", "-users", "4", "-preset", "default")
+}
+
+// TestOfflineSelectionMatchesLive checks that rescore and selectOffline, run
+// on the candidates of one live retrieval, pick what the retriever itself
+// picks with other thresholds and weights.
+func TestOfflineSelectionMatchesLive(t *testing.T) {
+	ctx := context.Background()
+	gen := newGenerator(11)
+	var eps []episode.Episode
+	for _, e := range gen.episodes(100, []string{"mio"}, testNow.AddDate(0, 0, -1)) {
+		eps = append(eps, e.Episode())
+	}
+	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "m.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.Add(ctx, eps...); err != nil {
+		t.Fatal(err)
+	}
+	base := mem.Retriever.Options()
+	variants := []struct {
+		name   string
+		w      weights
+		medium float64
+		high   float64
+		gate   retriever.Gate
+	}{
+		{"live defaults", weights{0.55, 0.35, 0.10}, base.Rerank.Medium, base.Rerank.High, retriever.Gate{}},
+		{"strict thresholds", weights{0.55, 0.35, 0.10}, 0.45, 0.75, retriever.Gate{}},
+		{"high above the best", weights{0.55, 0.35, 0.10}, 0.28, 0.99, retriever.Gate{}},
+		{"lexical weights", weights{0.30, 0.60, 0.10}, 0.30, 0.50, retriever.Gate{}},
+		{"recency weights", weights{0.50, 0.20, 0.30}, 0.20, 0.60, retriever.Gate{}},
+		{"cosine gate", weights{0.55, 0.35, 0.10}, 0.28, 0.35, retriever.Gate{MinCosine: 0.4}},
+		{"coverage gate", weights{0.55, 0.35, 0.10}, 0.28, 0.35, retriever.Gate{MinCoverage: 0.5}},
+		{"both gates, shallow", weights{0.55, 0.35, 0.10}, 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.6, Depth: 3}},
+	}
+	gc := &gramCache{m: map[int64]ngram.Set{}}
+	queries := 0
+	differs := map[string]int{} // queries where a variant picks otherwise than the defaults
+	for i := 2; i < len(eps); i += 7 {
+		req := retriever.Request{User: "mio", Text: eps[i].UserText, Recent: retriever.MessagesOf(eps[i-2 : i]), Now: testNow, WithCandidates: true}
+		if i%3 == 0 { // some queries share few words with the store
+			req.Text = "そういえば" + gen.pick(genNouns) + "はどう？"
+		}
+		res, err := mem.Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands := candsOf(res, base, gc)
+		for _, c := range rescore(cands, weights{0.55, 0.35, 0.10}) {
+			if c.Final != c.Live {
+				t.Fatalf("recomputed Final %v != live %v", c.Final, c.Live)
+			}
+		}
+		var defaults []string
+		for _, v := range variants {
+			o := base
+			o.Rerank.WeightRRF, o.Rerank.WeightLex, o.Rerank.WeightRecency = v.w.RRF, v.w.Lex, v.w.Rec
+			o.Rerank.Medium, o.Rerank.High = v.medium, v.high
+			o.Gate = v.gate
+			r, err := retriever.New(mem.Store, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live, err := r.Retrieve(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got []string
+			for _, h := range live.Hits {
+				want = append(want, h.Episode.ExternalID)
+			}
+			for _, p := range selectOffline(rescore(cands, v.w), v.gate, o.Rerank) {
+				got = append(got, p.ExtID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("query %d, %s: offline picks %v, live %v", i, v.name, got, want)
+			}
+			if v.name == "live defaults" {
+				defaults = want
+			} else if !slices.Equal(want, defaults) {
+				differs[v.name]++
+			}
+		}
+		queries++
+	}
+	if queries < 10 {
+		t.Fatalf("only %d queries", queries)
+	}
+	for _, v := range variants[1:] {
+		if differs[v.name] == 0 {
+			t.Errorf("variant %q never changed the picks: it tests nothing", v.name)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// Arms select which searches run.
+const (
+	armsHybrid = "hybrid" // KNN and BM25, as the preset says
+	armsBM25   = "bm25"   // KNNK = 0
+	armsVector = "vector" // BM25K = 0
+)
+
+// config is one retrieval configuration: a preset, the arms it runs and the
+// analyzer of its store.
+type config struct {
+	Preset   string            `json:"preset"`
+	Arms     string            `json:"arms"`
+	Analyzer string            `json:"analyzer"`
+	Opts     retriever.Options `json:"-"`
+	analyzer tokenize.Analyzer
+}
+
+// Label names the configuration in tables: preset/arms/analyzer.
+func (c config) Label() string { return c.Preset + "/" + c.Arms + "/" + c.Analyzer }
+
+// newConfig resolves a preset, arms and tokenizer name ("" = the preset's
+// analyzer) into a configuration.
+func newConfig(preset, arms, tok string) (config, error) {
+	opts, an, err := omoide.PresetOptions(preset)
+	if err != nil {
+		return config{}, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if tok != "" {
+		if an, err = tokenize.ByName(tok); err != nil {
+			return config{}, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	switch arms {
+	case armsHybrid:
+	case armsBM25:
+		opts.KNNK = 0
+	case armsVector:
+		opts.BM25K = 0
+	default:
+		return config{}, fmt.Errorf("%w: unknown arms %q (want %s, %s or %s)", errUsage, arms, armsHybrid, armsBM25, armsVector)
+	}
+	return config{Preset: preset, Arms: arms, Analyzer: an.Name(), Opts: opts, analyzer: an}, nil
+}
+
+// configGrid returns every combination of presets × arms × tokenizers, in that
+// nesting order, without duplicate labels. No tokenizers means each preset's
+// own analyzer.
+func configGrid(presets, arms, toks []string) ([]config, error) {
+	if len(toks) == 0 {
+		toks = []string{""}
+	}
+	var out []config
+	seen := map[string]bool{}
+	for _, p := range presets {
+		for _, a := range arms {
+			for _, t := range toks {
+				c, err := newConfig(p, a, t)
+				if err != nil {
+					return nil, err
+				}
+				if !seen[c.Label()] {
+					seen[c.Label()] = true
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// embedFlags select the embedder.
+type embedFlags struct {
+	name, baseURL, model, keyEnv string
+	dim, batch                   int
+	dimensions                   bool
+}
+
+func (e *embedFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (offline, lexical; omoide.DefaultEmbedder) or openai")
+	fs.StringVar(&e.baseURL, "openai-url", "", "openai: API root (default "+embed.DefaultOpenAIBaseURL+")")
+	fs.StringVar(&e.model, "openai-model", "", "openai: embedding model")
+	fs.IntVar(&e.dim, "openai-dim", 0, "openai: the model's vector dimension")
+	fs.IntVar(&e.batch, "openai-batch", 0, "openai: texts per request (0: the package default)")
+	fs.BoolVar(&e.dimensions, "openai-dimensions", false, "openai: send \"dimensions\" (text-embedding-3-*)")
+	fs.StringVar(&e.keyEnv, "openai-key-env", "OPENAI_API_KEY", "openai: environment variable holding the API key")
+}
+
+// embedder returns the selected embedder.
+func (e embedFlags) embedder() (embed.Embedder, error) {
+	switch e.name {
+	case "hash":
+		return omoide.DefaultEmbedder(), nil
+	case "openai":
+		o, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: e.baseURL, Model: e.model, APIKey: os.Getenv(e.keyEnv),
+			Dim: e.dim, BatchSize: e.batch, Dimensions: e.dimensions})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("%w: unknown embedder %q (want hash or openai)", errUsage, e.name)
+}
+
+// local reports whether the embedder runs in this process (and so gains from
+// being run on every core).
+func (e embedFlags) local() bool { return e.name == "hash" }
+
+// cachedEmbedder serves precomputed vectors of known texts and embeds the
+// others with its inner embedder. It has the inner embedder's identity: the
+// vectors are the same. It lets eval embed a suite's episodes once, on every
+// core, for all the stores built from them.
+type cachedEmbedder struct {
+	inner embed.Embedder
+	vecs  map[string][]float32 // read-only once built
+}
+
+func (c *cachedEmbedder) Identity() embed.Identity { return c.inner.Identity() }
+
+func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var miss []string
+	var at []int
+	for i, t := range texts {
+		if v, ok := c.vecs[t]; ok {
+			out[i] = v
+		} else {
+			miss = append(miss, t)
+			at = append(at, i)
+		}
+	}
+	if len(miss) > 0 {
+		vs, err := c.inner.Embed(ctx, miss)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) != len(miss) {
+			return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vs), len(miss))
+		}
+		for j, i := range at {
+			out[i] = vs[j]
+		}
+	}
+	return out, nil
+}
+
+// cachedAnalyzer serves precomputed Index texts; Name and Terms are the inner
+// analyzer's.
+type cachedAnalyzer struct {
+	tokenize.Analyzer
+	index map[string]string // read-only once built
+}
+
+func (c *cachedAnalyzer) Index(text string) string {
+	if s, ok := c.index[text]; ok {
+		return s
+	}
+	return c.Analyzer.Index(text)
+}
+
+// parallelMap computes f for every distinct text on workers goroutines.
+func parallelMap[V any](ctx context.Context, texts []string, workers, chunk int, f func(ctx context.Context, texts []string) ([]V, error)) (map[string]V, error) {
+	uniq := slices.Clone(texts)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	vals := make([]V, len(uniq))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan int)
+	)
+	for range max(1, workers) {
+		wg.Go(func() {
+			for from := range next {
+				to := min(from+chunk, len(uniq))
+				vs, err := f(ctx, uniq[from:to])
+				if err == nil && len(vs) != to-from {
+					err = fmt.Errorf("got %d values for %d texts", len(vs), to-from)
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					continue
+				}
+				copy(vals[from:to], vs)
+			}
+		})
+	}
+	for from := 0; from < len(uniq); from += chunk {
+		next <- from
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	m := make(map[string]V, len(uniq))
+	for i, t := range uniq {
+		m[t] = vals[i]
+	}
+	return m, nil
+}
+
+// workersFlag is the default of -workers: every core.
+func workersFlag() int { return runtime.GOMAXPROCS(0) }

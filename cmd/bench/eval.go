@@ -1,0 +1,404 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// suiteFlags select the suites and configurations of eval and tune.
+type suiteFlags struct {
+	suites, presets, arms, toks listFlag
+	evalDir                     string
+	limit                       int
+	seed                        uint64
+	workers                     int
+	jsonPath, cpuProfile        string
+	md                          bool
+	emb                         embedFlags
+}
+
+func (f *suiteFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.suites, "suite", "a suite folder (repeatable)")
+	fs.StringVar(&f.evalDir, "eval", "", "a folder of suites: every subfolder with a queries.jsonl")
+	fs.Var(&f.presets, "preset", "preset(s): default, reference (repeatable or comma list; eval default: both, tune default: default)")
+	fs.Var(&f.arms, "arms", "arms: hybrid, bm25 (KNNK 0), vector (BM25K 0) (comma list; default hybrid)")
+	fs.Var(&f.toks, "tokenizer", "analyzer(s) of the store: kagome, bigram, unicode61-raw (comma list; default: the preset's)")
+	fs.IntVar(&f.limit, "limit", 0, "queries per suite (0: all), subsampled deterministically by -seed")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the -limit subsample")
+	fs.IntVar(&f.workers, "workers", workersFlag(), "goroutines for the analysis and the queries")
+	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
+	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	f.emb.register(fs)
+}
+
+// suiteDirs returns the suite folders: every -suite, then every subfolder of
+// -eval that has a queries.jsonl, in name order.
+func suiteDirs(suites []string, evalDir string) ([]string, error) {
+	dirs := slices.Clone(suites)
+	if evalDir != "" {
+		ents, err := os.ReadDir(evalDir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			d := filepath.Join(evalDir, e.Name())
+			if _, err := os.Stat(filepath.Join(d, "queries.jsonl")); e.IsDir() && err == nil {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%w: no suite: give -suite DIR or -eval DIR", errUsage)
+	}
+	return dirs, nil
+}
+
+// loadSuite reads a suite and subsamples its queries to limit (0: all),
+// deterministically from seed, keeping the file order.
+func loadSuite(dir string, limit int, seed uint64) (*dataset.Suite, error) {
+	s, err := dataset.LoadSuite(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Queries) == 0 {
+		return nil, fmt.Errorf("suite %s has no queries", dir)
+	}
+	s.Queries = subsample(s.Queries, limit, seed)
+	return s, nil
+}
+
+// subsample returns limit items of xs chosen by a seeded permutation, in their
+// original order; all of them when limit is 0 or at least len(xs).
+func subsample[T any](xs []T, limit int, seed uint64) []T {
+	if limit <= 0 || limit >= len(xs) {
+		return xs
+	}
+	idx := rand.New(rand.NewPCG(seed, 0x6f6d6f696465)).Perm(len(xs))[:limit]
+	slices.Sort(idx)
+	out := make([]T, limit)
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	return out
+}
+
+// suiteStores holds one store per analyzer for a suite, in a temporary folder.
+type suiteStores struct {
+	dir    string
+	stores map[string]*episode.Store // by analyzer name
+	ingest map[string]time.Duration
+}
+
+func (s *suiteStores) Close() {
+	for _, st := range s.stores {
+		st.Close()
+	}
+	os.RemoveAll(s.dir)
+}
+
+// buildSuiteStores builds, for every distinct analyzer of cfgs, a temporary
+// store holding the suite's episodes. Configurations that differ only in
+// retriever options share a store: retrieval never writes, so sharing is the
+// same as one store each, and the suite is ingested once per analyzer instead
+// of once per configuration. The CPU-bound work (the embeddings and each
+// analyzer's Index) is computed first on workers goroutines and served to
+// Store.Add from a cache, so the stores are the same as with a plain Add,
+// built in the same order (the same ids), only faster.
+func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef embedFlags, emb embed.Embedder, workers int, log io.Writer) (*suiteStores, error) {
+	var eps []episode.Episode
+	skipped := 0
+	for _, e := range s.Episodes {
+		if strings.TrimSpace(e.UserText) == "" && strings.TrimSpace(e.ReplyText) == "" {
+			skipped++
+			continue
+		}
+		eps = append(eps, e.Episode())
+	}
+	if skipped > 0 {
+		fmt.Fprintf(log, "  %s: %d episodes without text skipped\n", s.Name, skipped)
+	}
+	var analyzers []tokenize.Analyzer
+	for _, c := range cfgs {
+		if !slices.ContainsFunc(analyzers, func(a tokenize.Analyzer) bool { return a.Name() == c.analyzer.Name() }) {
+			analyzers = append(analyzers, c.analyzer)
+		}
+	}
+	t := time.Now()
+	embedder := emb
+	if ef.local() {
+		texts := make([]string, len(eps))
+		for i, e := range eps {
+			texts[i] = e.EmbedText()
+		}
+		vecs, err := parallelMap(ctx, texts, workers, 64, emb.Embed)
+		if err != nil {
+			return nil, fmt.Errorf("embed episodes: %w", err)
+		}
+		embedder = &cachedEmbedder{inner: emb, vecs: vecs}
+	}
+	texts := make([]string, 0, 2*len(eps))
+	for _, e := range eps {
+		texts = append(texts, e.UserText, e.ReplyText)
+	}
+	cached := make([]tokenize.Analyzer, len(analyzers))
+	for i, a := range analyzers {
+		idx, err := parallelMap(ctx, texts, workers, 64, func(_ context.Context, ts []string) ([]string, error) {
+			out := make([]string, len(ts))
+			for i, t := range ts {
+				out[i] = a.Index(t)
+			}
+			return out, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		cached[i] = &cachedAnalyzer{Analyzer: a, index: idx}
+	}
+	prep := time.Since(t)
+
+	dir, err := os.MkdirTemp("", "omoide-bench-")
+	if err != nil {
+		return nil, err
+	}
+	ss := &suiteStores{dir: dir, stores: map[string]*episode.Store{}, ingest: map[string]time.Duration{}}
+	errs := make([]error, len(cached))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, a := range cached {
+		wg.Go(func() {
+			t := time.Now()
+			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, a.Name()+".db"), Embedder: embedder, Analyzer: a})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			for from := 0; from < len(eps) && err == nil; from += 500 {
+				_, err = mem.Add(ctx, eps[from:min(from+500, len(eps))]...)
+			}
+			mu.Lock()
+			ss.stores[a.Name()] = mem.Store
+			ss.ingest[a.Name()] = time.Since(t) + prep
+			mu.Unlock()
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		ss.Close()
+		return nil, fmt.Errorf("build stores for %s: %w", s.Name, err)
+	}
+	for _, a := range analyzers {
+		fmt.Fprintf(log, "  %s: %d episodes ingested with analyzer %s in %v (shared embedding/analysis %v)\n",
+			s.Name, len(eps), a.Name(), ss.ingest[a.Name()].Round(time.Millisecond), prep.Round(time.Millisecond))
+	}
+	return ss, nil
+}
+
+// runQueries retrieves every query of qs on workers goroutines and hands each
+// result, with its index, to fn (called concurrently).
+func runQueries(ctx context.Context, r *retriever.Retriever, qs []dataset.Query, workers int, fn func(i int, res retriever.Result)) error {
+	next := make(chan int)
+	errs := make([]error, max(1, workers))
+	var wg sync.WaitGroup
+	for w := range max(1, workers) {
+		wg.Go(func() {
+			for i := range next {
+				if errs[w] != nil {
+					continue
+				}
+				req := qs[i].Request()
+				req.WithCandidates = true
+				res, err := r.Retrieve(ctx, req)
+				if err != nil {
+					errs[w] = fmt.Errorf("query %s: %w", qs[i].ID, err)
+					continue
+				}
+				fn(i, res)
+			}
+		})
+	}
+loop:
+	for i := range qs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+// outcomeOf turns a retrieval result into an outcome.
+func outcomeOf(q dataset.Query, res retriever.Result) outcome {
+	o := outcome{relevant: make(map[string]bool, len(q.Relevant)), inject: memorypack.ShouldInject(res.Evidence())}
+	for _, id := range q.Relevant {
+		o.relevant[id] = true
+	}
+	o.ranked = make([]string, len(res.Candidates))
+	for i, c := range res.Candidates {
+		o.ranked[i] = c.Episode.ExternalID
+	}
+	o.picked = make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		o.picked[i] = h.Episode.ExternalID
+	}
+	return o
+}
+
+// categories returns "all" and the suite's categories in name order.
+func categories(qs []dataset.Query) []string {
+	seen := map[string]bool{}
+	var cats []string
+	for _, q := range qs {
+		if q.Category != "" && !seen[q.Category] {
+			seen[q.Category] = true
+			cats = append(cats, q.Category)
+		}
+	}
+	sort.Strings(cats)
+	return append([]string{"all"}, cats...)
+}
+
+// byCategory aggregates outcomes over all queries and per category.
+func byCategory(qs []dataset.Query, outs []outcome) map[string]quality {
+	groups := map[string][]outcome{}
+	for i, q := range qs {
+		groups["all"] = append(groups["all"], outs[i])
+		if q.Category != "" {
+			groups[q.Category] = append(groups[q.Category], outs[i])
+		}
+	}
+	m := map[string]quality{}
+	for c, os := range groups {
+		m[c] = aggregate(os)
+	}
+	return m
+}
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval", stderr)
+	var f suiteFlags
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dirs, err := suiteDirs(f.suites, f.evalDir)
+	if err != nil {
+		return err
+	}
+	stop, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	cfgs, err := configGrid(f.presets.or(omoide.PresetReference, omoide.PresetDefault), f.arms.or(armsHybrid), f.toks)
+	if err != nil {
+		return err
+	}
+	emb, err := f.emb.embedder()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "p50 ms"}, left: 3}
+	var results []result
+	for _, dir := range dirs {
+		st := time.Now()
+		s, err := loadSuite(dir, f.limit, f.seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(cfgs))
+		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, stderr)
+		if err != nil {
+			return err
+		}
+		perCfg := make([]map[string]quality, len(cfgs))
+		for ci, c := range cfgs {
+			// Configurations with the same analyzer and retriever options
+			// (today the presets differ only in their analyzer) retrieve the
+			// same: run them once.
+			if j := slices.IndexFunc(cfgs[:ci], func(d config) bool {
+				return d.Analyzer == c.Analyzer && reflect.DeepEqual(d.Opts, c.Opts)
+			}); j >= 0 {
+				perCfg[ci] = perCfg[j]
+				fmt.Fprintf(stderr, "  %s %s: same analyzer and options as %s: its results\n", s.Name, c.Label(), cfgs[j].Label())
+				continue
+			}
+			r, err := retriever.New(stores.stores[c.Analyzer], c.Opts)
+			if err != nil {
+				stores.Close()
+				return err
+			}
+			outs := make([]outcome, len(s.Queries))
+			took := make([]time.Duration, len(s.Queries))
+			t := time.Now()
+			err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
+				outs[i] = outcomeOf(s.Queries[i], res)
+				took[i] = res.Trace.Total
+			})
+			if err != nil {
+				stores.Close()
+				return fmt.Errorf("%s %s: %w", s.Name, c.Label(), err)
+			}
+			perCfg[ci] = byCategory(s.Queries, outs)
+			p50 := percentile(took, 50)
+			for k, q := range perCfg[ci] {
+				q.QueryP50 = durMS(p50)
+				perCfg[ci][k] = q
+			}
+			fmt.Fprintf(stderr, "  %s %s: %d queries in %v (p50 %s ms)\n", s.Name, c.Label(), len(s.Queries), time.Since(t).Round(time.Millisecond), ms(p50))
+		}
+		stores.Close()
+		for _, cat := range categories(s.Queries) {
+			for ci, c := range cfgs {
+				q := perCfg[ci][cat]
+				row := []string{s.Name, cat, c.Label(), fmt.Sprint(q.N), fmt.Sprint(q.N0)}
+				if q.N > 0 {
+					row = append(row, f3(q.R1), f3(q.R5), f3(q.R10), f3(q.MRR10), f3(q.NDCG10), f3(q.Inject), f3(q.InjectTop5))
+				} else {
+					row = append(row, "-", "-", "-", "-", "-", "-", "-")
+				}
+				if q.N0 > 0 {
+					row = append(row, f3(q.FalseInject))
+				} else {
+					row = append(row, "-")
+				}
+				row = append(row, fmt.Sprintf("%.2f", q.QueryP50))
+				tab.add(row...)
+				results = append(results, result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q})
+			}
+		}
+		fmt.Fprintf(stderr, "  %s done in %v\n", s.Name, time.Since(st).Round(time.Millisecond))
+	}
+	tab.write(stdout, f.md)
+	fmt.Fprintf(stdout, "\n%d suites × %d configurations in %v (embedder %s, %d workers)\n", len(dirs), len(cfgs), time.Since(start).Round(time.Second), emb.Identity(), f.workers)
+	params := map[string]any{"suites": dirs, "configs": cfgs, "limit": f.limit, "seed": f.seed, "embedder": emb.Identity().String()}
+	return writeJSON(f.jsonPath, "eval", params, results)
+}

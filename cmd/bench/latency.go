@@ -1,0 +1,464 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// defaultHaystack is the haystack latency reads when present, relative to the
+// module root (where make runs).
+const defaultHaystack = "../shared/eval/realpersonachat-ja-haystack/episodes.jsonl.gz"
+
+// ingestBatch is how many episodes one Memory.Add call stores.
+const ingestBatch = 500
+
+// stages are the retriever's timed stages, in pipeline order.
+var stages = []struct {
+	name string
+	get  func(retriever.Trace) time.Duration
+}{
+	{"embed", func(t retriever.Trace) time.Duration { return t.Embed }},
+	{"knn", func(t retriever.Trace) time.Duration { return t.KNN }},
+	{"bm25", func(t retriever.Trace) time.Duration { return t.BM25 }},
+	{"fuse", func(t retriever.Trace) time.Duration { return t.Fuse }},
+	{"fetch", func(t retriever.Trace) time.Duration { return t.Fetch }},
+	{"rerank", func(t retriever.Trace) time.Duration { return t.Rerank }},
+	{"total", func(t retriever.Trace) time.Duration { return t.Total }},
+}
+
+// stageStats are one stage's percentiles, in milliseconds.
+type stageStats struct {
+	P50 float64 `json:"p50_ms"`
+	P95 float64 `json:"p95_ms"`
+	P99 float64 `json:"p99_ms"`
+}
+
+// latencyMetrics are one preset's figures.
+type latencyMetrics struct {
+	Episodes       int                   `json:"episodes"`
+	Users          int                   `json:"users"`
+	Queries        int                   `json:"queries"`
+	Skipped        int                   `json:"skipped"` // retrievals that did not run (Trace.Skipped, e.g. small talk): left out of the percentiles
+	Stages         map[string]stageStats `json:"stages"`
+	IngestSeconds  float64               `json:"ingest_s"`
+	IngestPerSec   float64               `json:"ingest_episodes_per_s"`
+	StoreBytes     int64                 `json:"store_bytes"`
+	PeakRSSBytes   int64                 `json:"peak_rss_bytes"`   // VmHWM, reset before this preset where the kernel allows
+	OpenMS         float64               `json:"open_ms"`          // omoide.Open of the built store
+	FirstQueryMS   float64               `json:"first_query_ms"`   // the first retrieval after Open (cold caches)
+	MeanCandidates float64               `json:"mean_candidates"`  // fused candidates per query
+	MeanPicked     float64               `json:"mean_picked"`      // selected hits per query
+	Ratio          map[string]float64    `json:"p50_ratio_vs_ref"` // this preset's p50 / the reference's, per stage
+}
+
+func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("latency", stderr)
+	n := fs.Int("n", 2000, "episodes in the store")
+	q := fs.Int("q", 200, "measured queries")
+	warm := fs.Int("warmup", 20, "warm-up queries before measuring")
+	seed := fs.Uint64("seed", 1, "seed of the query sample (and of -generate)")
+	layout := fs.String("layout", "one", "one: every episode is one person's; many: spread over -users people")
+	users := fs.Int("users", 10, "people, with -layout many")
+	haystack := fs.String("haystack", "", "episodes file (JSON Lines, .gz ok); default "+defaultHaystack+" when present")
+	gen := fs.Bool("generate", false, "use generated Japanese-like episodes instead of a haystack")
+	var presets listFlag
+	fs.Var(&presets, "preset", "presets to compare (default reference,default)")
+	dir := fs.String("dir", "", "folder for the stores (default: a temporary folder, removed after)")
+	jsonPath := fs.String("json", "", "write the figures as JSON to this file")
+	md := fs.Bool("md", false, "print Markdown tables")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	var ef embedFlags
+	ef.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *n <= 0 || *q <= 0 || *warm < 0:
+		return fmt.Errorf("%w: -n and -q must be positive, -warmup not negative", errUsage)
+	case *layout != "one" && *layout != "many":
+		return fmt.Errorf("%w: -layout is one or many, not %q", errUsage, *layout)
+	case *layout == "many" && *users <= 0:
+		return fmt.Errorf("%w: -users must be positive", errUsage)
+	case *gen && *haystack != "":
+		return fmt.Errorf("%w: -generate and -haystack exclude each other", errUsage)
+	}
+	stop, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	ps := presets.or(omoide.PresetReference, omoide.PresetDefault)
+	for _, p := range ps {
+		if _, _, err := omoide.PresetOptions(p); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+
+	// The episodes.
+	var eps []episode.Episode
+	source := ""
+	if !*gen && *haystack == "" {
+		if _, err := os.Stat(defaultHaystack); err == nil {
+			*haystack = defaultHaystack
+		} else {
+			fmt.Fprintf(stderr, "latency: %s not found: using generated episodes (-generate)\n", defaultHaystack)
+			*gen = true
+		}
+	}
+	names := []string{"bench"}
+	if *layout == "many" {
+		names = make([]string, *users)
+		for i := range names {
+			names[i] = fmt.Sprintf("bench-%03d", i)
+		}
+	}
+	if *gen {
+		for _, e := range newGenerator(*seed).episodes(*n, names, time.Date(2025, 6, 30, 21, 0, 0, 0, time.UTC)) {
+			eps = append(eps, e.Episode())
+		}
+		source = "generated"
+	} else {
+		var err error
+		if eps, err = readHaystack(*haystack, *n); err != nil {
+			return err
+		}
+		if len(eps) < *n {
+			fmt.Fprintf(stderr, "latency: %s holds only %d episodes; using them all\n", *haystack, len(eps))
+		}
+		for i := range eps {
+			// Contiguous blocks keep a conversation in one namespace.
+			eps[i].User = names[i*len(names)/len(eps)]
+		}
+		source = *haystack
+	}
+	if len(eps) < 3 {
+		return fmt.Errorf("only %d episodes: need at least 3", len(eps))
+	}
+	newest := eps[0].OccurredAt
+	for _, e := range eps {
+		if e.OccurredAt.After(newest) {
+			newest = e.OccurredAt
+		}
+	}
+	now := newest.UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 12*time.Hour) // noon of the day after the newest
+	qreqs, wreqs := latencyQueries(eps, *q, *warm, *seed, now)
+	if len(qreqs) == 0 {
+		return errors.New("no episode has user text to ask")
+	}
+	fmt.Fprintf(stderr, "latency: %d episodes (%s), layout %s over %d people, %d queries (+%d warm-up), now %s\n",
+		len(eps), source, *layout, len(names), len(qreqs), len(wreqs), now.Format(time.DateOnly))
+
+	root := *dir
+	if root == "" {
+		d, err := os.MkdirTemp("", "omoide-latency-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		root = d
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+
+	// Load the kagome dictionary (used by the default embedder and analyzer)
+	// before anything is timed, so that the first preset does not pay for it.
+	tokenize.Kagome().Terms("辞書を読み込む")
+	var all []latencyMetrics
+	for _, p := range ps {
+		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+p+".db"), p, ef, eps, len(names), qreqs, wreqs, stderr)
+		if err != nil {
+			return fmt.Errorf("preset %s: %w", p, err)
+		}
+		all = append(all, m)
+	}
+	ref := -1
+	for i, p := range ps {
+		if p == omoide.PresetReference {
+			ref = i
+		}
+	}
+	if ref >= 0 {
+		for i := range all {
+			all[i].Ratio = map[string]float64{}
+			for _, st := range stages {
+				if b := all[ref].Stages[st.name].P50; b > 0 {
+					all[i].Ratio[st.name] = all[i].Stages[st.name].P50 / b
+				}
+			}
+		}
+	}
+
+	// Per-stage percentiles, presets side by side.
+	fmt.Fprintf(stdout, "latency: %d episodes (%s), layout %s (%d people), %d queries after %d warm-up, %s\n\n",
+		len(eps), filepath.Base(source), *layout, len(names), len(qreqs), len(wreqs), runtime.Version())
+	hdr := []string{"stage"}
+	for _, p := range ps {
+		hdr = append(hdr, p+" p50", p+" p95", p+" p99")
+	}
+	if ref >= 0 {
+		for _, p := range ps {
+			if p != omoide.PresetReference {
+				hdr = append(hdr, p+"/ref p50")
+			}
+		}
+	}
+	tab := &table{header: hdr, left: 1}
+	for _, st := range stages {
+		row := []string{st.name + " (ms)"}
+		for _, m := range all {
+			s := m.Stages[st.name]
+			row = append(row, fmt.Sprintf("%.3f", s.P50), fmt.Sprintf("%.3f", s.P95), fmt.Sprintf("%.3f", s.P99))
+		}
+		if ref >= 0 {
+			for i, p := range ps {
+				if p != omoide.PresetReference {
+					row = append(row, ratioCell(all[i].Ratio, st.name))
+				}
+			}
+		}
+		tab.add(row...)
+	}
+	tab.write(stdout, *md)
+	fmt.Fprintln(stdout)
+
+	hdr = []string{"measure"}
+	hdr = append(hdr, ps...)
+	tab2 := &table{header: hdr, left: 1}
+	for _, r := range []struct {
+		name string
+		f    func(latencyMetrics) string
+	}{
+		{"ingest (episodes/s)", func(m latencyMetrics) string { return fmt.Sprintf("%.0f", m.IngestPerSec) }},
+		{"ingest time (s)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.IngestSeconds) }},
+		{"store size on disk", func(m latencyMetrics) string { return mib(m.StoreBytes) }},
+		{"peak RSS (VmHWM)", func(m latencyMetrics) string { return mib(m.PeakRSSBytes) }},
+		{"open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.OpenMS) }},
+		{"first query after open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.FirstQueryMS) }},
+		{"queries skipped (not in the percentiles)", func(m latencyMetrics) string { return fmt.Sprint(m.Skipped) }},
+		{"mean fused candidates", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.MeanCandidates) }},
+		{"mean picked", func(m latencyMetrics) string { return fmt.Sprintf("%.2f", m.MeanPicked) }},
+	} {
+		row := []string{r.name}
+		for _, m := range all {
+			row = append(row, r.f(m))
+		}
+		tab2.add(row...)
+	}
+	tab2.write(stdout, *md)
+
+	var results []result
+	for i, p := range ps {
+		results = append(results, result{Preset: p, Config: p, Metrics: all[i]})
+	}
+	params := map[string]any{"n": len(eps), "q": len(qreqs), "warmup": len(wreqs), "seed": *seed, "layout": *layout,
+		"users": len(names), "source": source, "now": now, "cpus": runtime.NumCPU()}
+	return writeJSON(*jsonPath, "latency", params, results)
+}
+
+func ratioCell(r map[string]float64, stage string) string {
+	if v, ok := r[stage]; ok {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return "-"
+}
+
+// errEnough stops reading a haystack.
+var errEnough = errors.New("enough episodes")
+
+// readHaystack reads the first n episodes with text of a JSON Lines file.
+func readHaystack(path string, n int) ([]episode.Episode, error) {
+	var eps []episode.Episode
+	err := dataset.EachInFile(path, func(e dataset.Episode) error {
+		if strings.TrimSpace(e.UserText) == "" && strings.TrimSpace(e.ReplyText) == "" {
+			return nil
+		}
+		eps = append(eps, e.Episode())
+		if len(eps) >= n {
+			return errEnough
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return nil, err
+	}
+	return eps, nil
+}
+
+// latencyQueries samples q measured and w warm-up queries from the episodes,
+// deterministically from seed: an episode's user text, asked by its person at
+// now, with the two episodes before it (of the same person) as context. When
+// no person has three episodes, the context is what precedes (maybe nothing).
+func latencyQueries(eps []episode.Episode, q, w int, seed uint64, now time.Time) (measured, warmup []retriever.Request) {
+	from := func(i int) int { // the first episode of i's context
+		j := i
+		for j > 0 && i-j < 2 && eps[j-1].User == eps[i].User {
+			j--
+		}
+		return j
+	}
+	var full, any []int
+	for i := range eps {
+		if strings.TrimSpace(eps[i].UserText) == "" {
+			continue
+		}
+		any = append(any, i)
+		if i-from(i) == 2 {
+			full = append(full, i)
+		}
+	}
+	cand := full
+	if len(cand) == 0 {
+		cand = any
+	}
+	if len(cand) == 0 {
+		return nil, nil
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6c6174))
+	req := func() retriever.Request {
+		i := cand[r.IntN(len(cand))]
+		return retriever.Request{User: eps[i].User, Text: eps[i].UserText, Recent: retriever.MessagesOf(eps[from(i):i]), Now: now}
+	}
+	for range w {
+		warmup = append(warmup, req())
+	}
+	for range q {
+		measured = append(measured, req())
+	}
+	return measured, warmup
+}
+
+// measurePreset builds a store of eps at path with a preset and measures it.
+func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps []episode.Episode, users int,
+	qreqs, wreqs []retriever.Request, log io.Writer) (latencyMetrics, error) {
+	m := latencyMetrics{Episodes: len(eps), Users: users, Queries: len(qreqs), Stages: map[string]stageStats{}}
+	emb, err := ef.embedder()
+	if err != nil {
+		return m, err
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	runtime.GC()
+	resetPeakRSS()
+
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset})
+	if err != nil {
+		return m, err
+	}
+	t := time.Now()
+	for from := 0; from < len(eps); from += ingestBatch {
+		if _, err := mem.Add(ctx, eps[from:min(from+ingestBatch, len(eps))]...); err != nil {
+			mem.Close()
+			return m, err
+		}
+	}
+	ingest := time.Since(t)
+	m.IngestSeconds = ingest.Seconds()
+	m.IngestPerSec = float64(len(eps)) / ingest.Seconds()
+	if err := mem.Close(); err != nil {
+		return m, err
+	}
+	fmt.Fprintf(log, "  %s: ingested %d episodes in %v (%.0f/s)\n", preset, len(eps), ingest.Round(time.Millisecond), m.IngestPerSec)
+
+	t = time.Now()
+	mem, err = omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset})
+	if err != nil {
+		return m, err
+	}
+	defer mem.Close()
+	m.OpenMS = durMS(time.Since(t))
+	for _, r := range qreqs { // the first query that retrieves (a skipped one touches no index)
+		t = time.Now()
+		res, err := mem.Retrieve(ctx, r)
+		if err != nil {
+			return m, err
+		}
+		if res.Trace.Skipped == "" {
+			m.FirstQueryMS = durMS(time.Since(t))
+			break
+		}
+	}
+	st, err := mem.Store.Stats(ctx, path)
+	if err != nil {
+		return m, err
+	}
+	m.StoreBytes = st.FileBytes
+
+	for _, r := range wreqs {
+		if _, err := mem.Retrieve(ctx, r); err != nil {
+			return m, err
+		}
+	}
+	var traces []retriever.Trace
+	cands, picked := 0, 0
+	for _, r := range qreqs {
+		res, err := mem.Retrieve(ctx, r)
+		if err != nil {
+			return m, err
+		}
+		if res.Trace.Skipped != "" {
+			m.Skipped++
+			continue
+		}
+		traces = append(traces, res.Trace)
+		cands += res.Trace.Candidates
+		picked += res.Trace.Picked
+	}
+	if len(traces) > 0 {
+		m.MeanCandidates = float64(cands) / float64(len(traces))
+		m.MeanPicked = float64(picked) / float64(len(traces))
+	}
+	for _, s := range stages {
+		ds := make([]time.Duration, len(traces))
+		for i, tr := range traces {
+			ds[i] = s.get(tr)
+		}
+		m.Stages[s.name] = stageStats{P50: durMS(percentile(ds, 50)), P95: durMS(percentile(ds, 95)), P99: durMS(percentile(ds, 99))}
+	}
+	m.PeakRSSBytes = peakRSS()
+	fmt.Fprintf(log, "  %s: %d queries, total p50 %.3f ms, store %s, open %.1f ms\n", preset, len(qreqs),
+		m.Stages["total"].P50, mib(m.StoreBytes), m.OpenMS)
+	return m, nil
+}
+
+// resetPeakRSS resets the kernel's peak resident set size of this process
+// (VmHWM) so that the next reading is this phase's peak; it does nothing
+// where the kernel does not allow it.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS returns VmHWM of /proc/self/status in bytes, or 0 where there is no
+// such file.
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			fs := strings.Fields(rest) // "1234 kB"
+			if len(fs) >= 1 {
+				kb, _ := strconv.ParseInt(fs[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}

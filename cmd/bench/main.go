@@ -1,0 +1,205 @@
+// Command bench measures omoide: retrieval quality on the evaluation suites,
+// latency at scale, and the inject thresholds.
+//
+// Usage:
+//
+//	bench <mode> [flags]
+//
+// Modes:
+//
+//	latency  per-stage retrieval latency, ingest rate, store size, peak RSS and
+//	         open time of the reference and default presets side by side
+//	eval     Recall@1/5/10, MRR@10, nDCG@10 and the inject decision on suites in
+//	         the ../shared/eval format, per suite, category and configuration
+//	tune     sweep the High/Medium thresholds (and optionally the rerank
+//	         weights) offline from one retrieval per query, with a plot
+//
+// Every mode prints a table to stdout and, with -json FILE, writes its figures
+// as one JSON object. Run "bench <mode> -help" for a mode's flags. Exit
+// status: 0 on success, 1 on failure, 2 on a usage error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// mode is one subcommand.
+type mode struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var modes = []mode{
+	{"latency", "per-stage latency, ingest rate, store size, peak RSS, open time (reference vs default)", runLatency},
+	{"eval", "ranking metrics and inject decisions on evaluation suites", runEval},
+	{"tune", "sweep the rerank thresholds (and weights) offline, with a plot", runTune},
+}
+
+// errUsage marks an error in how the command was called (exit status 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, m := range modes {
+		if m.name == args[0] {
+			err := m.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil, errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "bench %s: %v\n", m.name, err)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "bench %s: %v\n", m.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "bench: unknown mode %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: bench <mode> [flags]\n\nmodes:")
+	for _, m := range modes {
+		fmt.Fprintf(w, "  %-8s %s\n", m.name, m.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"bench <mode> -help\" for a mode's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse parses args, wrapping a bad flag as a usage error.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}
+
+// listFlag is a repeatable flag whose values may also be comma lists.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// or returns l, or def when l is empty.
+func (l listFlag) or(def ...string) []string {
+	if len(l) == 0 {
+		return def
+	}
+	return l
+}
+
+// report is the JSON document of a run (-json FILE). A run with one result
+// also has that result's fields at the top level.
+type report struct {
+	Mode    string   `json:"mode"`
+	Suite   string   `json:"suite,omitempty"`
+	Preset  string   `json:"preset,omitempty"`
+	Config  string   `json:"config,omitempty"`
+	Metrics any      `json:"metrics,omitempty"`
+	Results []result `json:"results,omitempty"`
+	Params  any      `json:"params,omitempty"` // the flags the run used
+	Commit  string   `json:"commit"`
+	Time    string   `json:"time"`
+}
+
+// result is one configuration's figures (on one suite and category, in eval).
+type result struct {
+	Suite    string `json:"suite,omitempty"`
+	Category string `json:"category,omitempty"`
+	Preset   string `json:"preset,omitempty"`
+	Config   string `json:"config,omitempty"`
+	Metrics  any    `json:"metrics"`
+}
+
+// writeJSON writes the report of a run to path ("" writes nothing).
+func writeJSON(path, mode string, params any, results []result) error {
+	if path == "" {
+		return nil
+	}
+	r := report{Mode: mode, Params: params, Commit: commit(), Time: time.Now().UTC().Format(time.RFC3339)}
+	if len(results) == 1 {
+		res := results[0]
+		r.Suite, r.Preset, r.Config, r.Metrics = res.Suite, res.Preset, res.Config, res.Metrics
+	} else {
+		r.Results = results
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// commit describes the working tree's commit, or "" outside a git repository
+// or before the first commit.
+func commit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty", "--tags").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// startCPUProfile starts a CPU profile into path ("" does nothing) and
+// returns the function that stops it.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// The ranking metrics take a ranked list of external ids (best first) and the
+// set of relevant ids; relevance is binary.
+
+// recallAt returns |relevant ∩ top k| / |relevant|, or 0 when nothing is
+// relevant.
+func recallAt(ranked []string, relevant map[string]bool, k int) float64 {
+	if len(relevant) == 0 {
+		return 0
+	}
+	hit := 0
+	for i, id := range ranked {
+		if i >= k {
+			break
+		}
+		if relevant[id] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(relevant))
+}
+
+// mrrAt returns 1/rank of the first relevant id within the top k (ranks from
+// 1), or 0 when there is none.
+func mrrAt(ranked []string, relevant map[string]bool, k int) float64 {
+	for i, id := range ranked {
+		if i >= k {
+			break
+		}
+		if relevant[id] {
+			return 1 / float64(i+1)
+		}
+	}
+	return 0
+}
+
+// ndcgAt returns the binary-gain nDCG of the top k: DCG = Σ 1/log2(rank+1)
+// over the relevant ids among the top k, divided by the ideal DCG of
+// min(|relevant|, k) relevant ids at ranks 1, 2, ….
+func ndcgAt(ranked []string, relevant map[string]bool, k int) float64 {
+	if len(relevant) == 0 {
+		return 0
+	}
+	dcg := 0.0
+	for i, id := range ranked {
+		if i >= k {
+			break
+		}
+		if relevant[id] {
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	idcg := 0.0
+	for i := range min(len(relevant), k) {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	return dcg / idcg
+}
+
+// anyIn reports whether one of the first k ids is relevant.
+func anyIn(ranked []string, relevant map[string]bool, k int) bool {
+	for i, id := range ranked {
+		if i >= k {
+			break
+		}
+		if relevant[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// outcome is what one query's retrieval produced, for the aggregates.
+type outcome struct {
+	relevant map[string]bool
+	ranked   []string // external ids of the reranked candidates, best first
+	picked   []string // external ids of the selected hits
+	inject   bool     // memorypack.ShouldInject of the hits
+}
+
+// quality is the aggregate of a set of outcomes. Ranking metrics and Inject
+// average over the N queries that have relevant episodes; FalseInject over
+// the N0 queries whose answer is to inject nothing.
+type quality struct {
+	N           int     `json:"n"`
+	N0          int     `json:"n_no_relevant"`
+	R1          float64 `json:"recall_at_1"`
+	R5          float64 `json:"recall_at_5"`
+	R10         float64 `json:"recall_at_10"`
+	MRR10       float64 `json:"mrr_at_10"`
+	NDCG10      float64 `json:"ndcg_at_10"`
+	Inject      float64 `json:"inject_rate"`           // injected, among queries with relevant episodes
+	InjectTop5  float64 `json:"inject_rate_top5"`      // injected, among those whose relevant episode is in the top 5
+	NTop5       int     `json:"n_top5"`                // queries with a relevant episode in the top 5
+	InjectHit   float64 `json:"inject_hit_rate"`       // injected with a relevant episode among the picks
+	FalseInject float64 `json:"false_inject_rate"`     // injected, among queries with nothing relevant
+	Queries     int     `json:"queries"`               // N + N0
+	QueryP50    float64 `json:"query_p50_ms,omitzero"` // retrieval time
+}
+
+// aggregate computes the quality of outcomes.
+func aggregate(outs []outcome) quality {
+	var q quality
+	var inj, injTop5, injHit, falseInj int
+	for _, o := range outs {
+		if len(o.relevant) == 0 {
+			q.N0++
+			if o.inject {
+				falseInj++
+			}
+			continue
+		}
+		q.N++
+		q.R1 += recallAt(o.ranked, o.relevant, 1)
+		q.R5 += recallAt(o.ranked, o.relevant, 5)
+		q.R10 += recallAt(o.ranked, o.relevant, 10)
+		q.MRR10 += mrrAt(o.ranked, o.relevant, 10)
+		q.NDCG10 += ndcgAt(o.ranked, o.relevant, 10)
+		if o.inject {
+			inj++
+			if anyIn(o.picked, o.relevant, len(o.picked)) {
+				injHit++
+			}
+		}
+		if anyIn(o.ranked, o.relevant, 5) {
+			q.NTop5++
+			if o.inject {
+				injTop5++
+			}
+		}
+	}
+	q.Queries = q.N + q.N0
+	if q.N > 0 {
+		n := float64(q.N)
+		q.R1, q.R5, q.R10, q.MRR10, q.NDCG10 = q.R1/n, q.R5/n, q.R10/n, q.MRR10/n, q.NDCG10/n
+		q.Inject = float64(inj) / n
+		q.InjectHit = float64(injHit) / n
+	}
+	q.InjectTop5 = rate(injTop5, q.NTop5)
+	q.FalseInject = rate(falseInj, q.N0)
+	return q
+}
+
+// rate returns num/den, or 0 when den is 0.
+func rate(num, den int) float64 {
+	if den == 0 {
+		return 0
+	}
+	return float64(num) / float64(den)
+}
+
+// percentile returns the p-th percentile (0 < p <= 100) of ds by the
+// nearest-rank method: the smallest value such that at least p% of the values
+// are at or below it, i.e. sorted[ceil(p/100·n)-1]. It returns 0 for no
+// values. ds is not modified.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	r := int(math.Ceil(p / 100 * float64(len(s))))
+	r = min(max(r, 1), len(s))
+	return s[r-1]
+}

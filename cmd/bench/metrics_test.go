@@ -1,0 +1,172 @@
+package main
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func set(ids ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// Two relevant episodes, r1 at rank 2 and r2 at rank 6.
+var (
+	ranked   = []string{"x1", "r1", "x2", "x3", "x4", "r2", "x5", "x6", "x7", "x8", "x9"}
+	relevant = set("r1", "r2")
+)
+
+func TestRecallAt(t *testing.T) {
+	for _, c := range []struct {
+		k    int
+		want float64
+	}{
+		{1, 0},   // neither in the top 1
+		{5, 0.5}, // r1 of the two in the top 5
+		{10, 1},  // both in the top 10
+	} {
+		if got := recallAt(ranked, relevant, c.k); !near(got, c.want) {
+			t.Errorf("R@%d = %v, want %v", c.k, got, c.want)
+		}
+	}
+	if got := recallAt(ranked, set(), 5); got != 0 {
+		t.Errorf("R@5 with nothing relevant = %v, want 0", got)
+	}
+	if got := recallAt([]string{"r2"}, relevant, 5); !near(got, 0.5) {
+		t.Errorf("R@5 of a short list = %v, want 0.5", got)
+	}
+}
+
+func TestMRRAt(t *testing.T) {
+	if got := mrrAt(ranked, relevant, 10); !near(got, 0.5) { // first relevant at rank 2
+		t.Errorf("MRR@10 = %v, want 1/2", got)
+	}
+	if got := mrrAt([]string{"a", "b", "r2"}, relevant, 10); !near(got, 1.0/3) {
+		t.Errorf("MRR@10 = %v, want 1/3", got)
+	}
+	if got := mrrAt(ranked, set("x9"), 10); got != 0 { // rank 11: outside the top 10
+		t.Errorf("MRR@10 beyond rank 10 = %v, want 0", got)
+	}
+}
+
+func TestNDCGAt(t *testing.T) {
+	// DCG = 1/log2(2+1) + 1/log2(6+1) = 0.6309297535714575 + 0.3562071871080222
+	// IDCG (two relevant at ranks 1 and 2) = 1/log2(2) + 1/log2(3) = 1 + 0.6309297535714575
+	want := (0.6309297535714575 + 0.3562071871080222) / (1 + 0.6309297535714575) // 0.6052602440527057
+	if got := ndcgAt(ranked, relevant, 10); !near(got, want) || !near(got, 0.6052602440527057) {
+		t.Errorf("nDCG@10 = %v, want %v", got, want)
+	}
+	// One relevant at rank 3: (1/log2(4)) / 1 = 0.5.
+	if got := ndcgAt([]string{"a", "b", "r"}, set("r"), 10); !near(got, 0.5) {
+		t.Errorf("nDCG@10 = %v, want 0.5", got)
+	}
+	// Both at the top: 1.
+	if got := ndcgAt([]string{"r2", "r1", "x"}, relevant, 10); !near(got, 1) {
+		t.Errorf("nDCG@10 = %v, want 1", got)
+	}
+	// The ideal DCG counts at most k relevant: 12 relevant, all in the top 10 that exist.
+	many := set("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l")
+	if got := ndcgAt([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, many, 10); !near(got, 1) {
+		t.Errorf("nDCG@10 with more relevant than k = %v, want 1", got)
+	}
+}
+
+func TestAggregate(t *testing.T) {
+	outs := []outcome{
+		// Relevant in the top 5 and among the picks, injected.
+		{relevant: set("r"), ranked: []string{"r", "x"}, picked: []string{"r"}, inject: true},
+		// Relevant at rank 6, injected with a wrong pick.
+		{relevant: set("r"), ranked: []string{"a", "b", "c", "d", "e", "r"}, picked: []string{"a"}, inject: true},
+		// Relevant at rank 1, not injected.
+		{relevant: set("r"), ranked: []string{"r"}, inject: false},
+		// Nothing relevant: one of four injected.
+		{relevant: set(), ranked: []string{"a"}, picked: []string{"a"}, inject: true},
+		{relevant: set(), ranked: []string{"a"}},
+		{relevant: set(), ranked: []string{"a"}},
+		{relevant: set()},
+	}
+	q := aggregate(outs)
+	if q.N != 3 || q.N0 != 4 || q.Queries != 7 {
+		t.Fatalf("counts: %+v", q)
+	}
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"R@1", q.R1, 2.0 / 3},
+		{"R@5", q.R5, 2.0 / 3},
+		{"R@10", q.R10, 1},
+		{"MRR@10", q.MRR10, (1 + 1.0/6 + 1) / 3},
+		{"inject", q.Inject, 2.0 / 3},
+		{"inject among top-5 hits", q.InjectTop5, 1.0 / 2}, // queries 1 and 3 have r in the top 5; 1 injected
+		{"inject with a relevant pick", q.InjectHit, 1.0 / 3},
+		{"false inject", q.FalseInject, 1.0 / 4},
+	}
+	for _, c := range checks {
+		if !near(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if q.NTop5 != 2 {
+		t.Errorf("NTop5 = %d, want 2", q.NTop5)
+	}
+	if z := aggregate(nil); z.N != 0 || z.FalseInject != 0 || z.Inject != 0 {
+		t.Errorf("empty aggregate: %+v", z)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var ten, hundred []time.Duration
+	for i := 10; i >= 1; i-- { // unsorted on purpose
+		ten = append(ten, time.Duration(i)*time.Millisecond)
+	}
+	for i := 1; i <= 100; i++ {
+		hundred = append(hundred, time.Duration(i)*time.Millisecond)
+	}
+	for _, c := range []struct {
+		ds   []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		{ten, 50, 5 * time.Millisecond},  // ceil(0.50·10) = 5th
+		{ten, 95, 10 * time.Millisecond}, // ceil(0.95·10) = 10th
+		{ten, 99, 10 * time.Millisecond},
+		{ten, 10, 1 * time.Millisecond},
+		{hundred, 50, 50 * time.Millisecond},
+		{hundred, 95, 95 * time.Millisecond},
+		{hundred, 99, 99 * time.Millisecond},
+		{hundred, 100, 100 * time.Millisecond},
+		{[]time.Duration{7}, 99, 7},
+		{nil, 50, 0},
+	} {
+		if got := percentile(c.ds, c.p); got != c.want {
+			t.Errorf("p%v of %d values = %v, want %v", c.p, len(c.ds), got, c.want)
+		}
+	}
+	if ten[0] != 10*time.Millisecond {
+		t.Error("percentile sorted its input")
+	}
+}
+
+func TestParseRange(t *testing.T) {
+	got, err := parseRange("0.30:0.90:0.02")
+	if err != nil || len(got) != 31 || got[0] != 0.30 || got[30] != 0.90 || got[1] != 0.32 {
+		t.Fatalf("parseRange = %v, %v", got, err)
+	}
+	if got, err := parseRange("0.3, 0.5"); err != nil || len(got) != 2 || got[1] != 0.5 {
+		t.Fatalf("parseRange list = %v, %v", got, err)
+	}
+	if _, err := parseRange("0.9:0.3:0.1"); err == nil {
+		t.Fatal("a backwards range parsed")
+	}
+	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1")
+	if err != nil || len(ws) != 2 || ws[1] != (weights{0.4, 0.5, 0.1}) {
+		t.Fatalf("parseWeights = %v, %v", ws, err)
+	}
+}
