@@ -1,0 +1,330 @@
+// Package vecindex is an in-memory nearest-neighbour index over quantized
+// vectors, for one person's episodes: a wide first pass over ternary sign
+// codes (two bit sets per vector, one for the positive and one for the
+// negative components) picks a pool of candidates, and an int8 copy of each
+// vector rescores the pool by cosine similarity. One scan serves every query
+// vector of a retrieval.
+//
+// The codes are derived from a vector's Code (Quantize), the form in which a
+// store keeps it beside the episode. The float vectors themselves are not
+// needed at search time.
+package vecindex
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// DefaultPool is how many first-pass candidates per query Search rescores
+// when pool is 0. With the hash embedder's 256 dimensions, 256 candidates
+// keep the exact top 20 on the evaluation suites (see docs/performance.md).
+const DefaultPool = 256
+
+// Quantize returns the code of v as a store keeps it: v scaled to unit length,
+// then each component as an int8 of that length times 127/max|v_i|, followed
+// by the little-endian float32 scale that turns an int8 back into a unit
+// vector component (len(v)+4 bytes). A zero vector has scale 0.
+func Quantize(v []float32) []byte {
+	out := make([]byte, len(v)+4)
+	var norm, peak float64
+	for _, x := range v {
+		norm += float64(x) * float64(x)
+		peak = max(peak, math.Abs(float64(x)))
+	}
+	if norm == 0 || math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return out
+	}
+	norm = math.Sqrt(norm)
+	scale := peak / norm / 127 // unit component = int8 * scale
+	for i, x := range v {
+		out[i] = byte(int8(math.Round(float64(x) / norm / scale)))
+	}
+	binary.LittleEndian.PutUint32(out[len(v):], math.Float32bits(float32(scale)))
+	return out
+}
+
+// Attrs are the filterable attributes of an entry.
+type Attrs struct {
+	OccurredAt  int64 // Unix seconds
+	Kind        int
+	State       int
+	Sensitivity int
+}
+
+// Filter keeps the entries a search may return. The zero Filter keeps all.
+type Filter struct {
+	// Since and Until bound OccurredAt to [Since, Until) when non-zero.
+	Since, Until int64
+	// Kinds and States, when non-empty, list the values allowed.
+	Kinds, States []int
+	// MaxSensitivity, when HasMaxSensitivity, is the highest allowed.
+	MaxSensitivity    int
+	HasMaxSensitivity bool
+}
+
+func (f *Filter) keeps(a *Attrs) bool {
+	if f.Since != 0 && a.OccurredAt < f.Since || f.Until != 0 && a.OccurredAt >= f.Until {
+		return false
+	}
+	if f.HasMaxSensitivity && a.Sensitivity > f.MaxSensitivity {
+		return false
+	}
+	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, a.Kind) {
+		return false
+	}
+	return len(f.States) == 0 || slices.Contains(f.States, a.State)
+}
+
+// Result is one neighbour: the entry's id and its cosine distance (1 − cosine
+// similarity, from the int8 codes) to the query.
+type Result struct {
+	ID       int64
+	Distance float64
+}
+
+// Index holds quantized vectors of one dimension. Its zero value is not
+// usable; make one with New. An Index is not safe for concurrent use when one
+// of the goroutines calls Add or Remove; concurrent Searches are safe.
+type Index struct {
+	dim, words int
+	ids        []int64
+	attrs      []Attrs
+	pos, neg   []uint64 // words per entry
+	q8         []int8   // dim per entry
+	scale      []float32
+}
+
+// New returns an empty index of dim-dimensional vectors.
+func New(dim int) (*Index, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("vecindex: dimension %d is not positive", dim)
+	}
+	return &Index{dim: dim, words: (dim + 63) / 64}, nil
+}
+
+// Dim returns the dimension of the vectors.
+func (x *Index) Dim() int { return x.dim }
+
+// Len returns the number of entries.
+func (x *Index) Len() int { return len(x.ids) }
+
+// Bytes returns about how much memory the entries take.
+func (x *Index) Bytes() int {
+	return cap(x.ids)*8 + cap(x.attrs)*32 + (cap(x.pos)+cap(x.neg))*8 + cap(x.q8) + cap(x.scale)*4
+}
+
+// ErrCode is returned by Add for a code of the wrong length.
+var ErrCode = errors.New("vecindex: code length does not match the dimension")
+
+// Add appends an entry with a code made by Quantize.
+func (x *Index) Add(id int64, a Attrs, code []byte) error {
+	if len(code) != x.dim+4 {
+		return fmt.Errorf("%w: %d bytes for dimension %d", ErrCode, len(code), x.dim)
+	}
+	x.ids = append(x.ids, id)
+	x.attrs = append(x.attrs, a)
+	x.scale = append(x.scale, math.Float32frombits(binary.LittleEndian.Uint32(code[x.dim:])))
+	n := len(x.pos)
+	x.pos = append(x.pos, make([]uint64, x.words)...)
+	x.neg = append(x.neg, make([]uint64, x.words)...)
+	for i := range x.dim {
+		c := int8(code[i])
+		x.q8 = append(x.q8, c)
+		switch {
+		case c > 0:
+			x.pos[n+i/64] |= 1 << (i % 64)
+		case c < 0:
+			x.neg[n+i/64] |= 1 << (i % 64)
+		}
+	}
+	return nil
+}
+
+// Remove deletes the entries with the given ids and reports how many it
+// found. It costs a pass over the index.
+func (x *Index) Remove(ids ...int64) int {
+	if len(ids) == 0 {
+		return 0
+	}
+	drop := slices.Clone(ids)
+	slices.Sort(drop)
+	j := 0
+	for i, id := range x.ids {
+		if _, found := slices.BinarySearch(drop, id); found {
+			continue
+		}
+		if i != j {
+			x.ids[j], x.attrs[j], x.scale[j] = x.ids[i], x.attrs[i], x.scale[i]
+			copy(x.pos[j*x.words:(j+1)*x.words], x.pos[i*x.words:(i+1)*x.words])
+			copy(x.neg[j*x.words:(j+1)*x.words], x.neg[i*x.words:(i+1)*x.words])
+			copy(x.q8[j*x.dim:(j+1)*x.dim], x.q8[i*x.dim:(i+1)*x.dim])
+		}
+		j++
+	}
+	removed := len(x.ids) - j
+	x.ids, x.attrs, x.scale = x.ids[:j], x.attrs[:j], x.scale[:j]
+	x.pos, x.neg, x.q8 = x.pos[:j*x.words], x.neg[:j*x.words], x.q8[:j*x.dim]
+	return removed
+}
+
+// query is one query vector prepared for the scan.
+type query struct {
+	unit     []float32 // the vector at unit length
+	pos, neg []uint64
+	pool     candidates
+}
+
+// Search returns, for each query vector, up to k entries that pass f, nearest
+// first by cosine distance (ties by id). One pass over the codes scores every
+// query by the agreement of signs (Σ over components where both are non-zero
+// of +1 when the signs agree and −1 when not); the best pool entries of each
+// query (0 means DefaultPool, and never fewer than k) are rescored with the
+// int8 codes. A zero query vector returns no results.
+func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, error) {
+	out := make([][]Result, len(qs))
+	if k <= 0 || len(x.ids) == 0 {
+		return out, nil
+	}
+	if pool <= 0 {
+		pool = DefaultPool
+	}
+	pool = max(pool, k)
+	prepared := make([]*query, 0, len(qs))
+	slot := make([]int, 0, len(qs))
+	for i, v := range qs {
+		if len(v) != x.dim {
+			return nil, fmt.Errorf("vecindex: query %d has dimension %d, want %d", i, len(v), x.dim)
+		}
+		q := x.prepare(v, pool)
+		if q == nil {
+			continue
+		}
+		prepared = append(prepared, q)
+		slot = append(slot, i)
+	}
+	if len(prepared) == 0 {
+		return out, nil
+	}
+	w := x.words
+	for i := range x.ids {
+		if !f.keeps(&x.attrs[i]) {
+			continue
+		}
+		vp, vn := x.pos[i*w:(i+1)*w], x.neg[i*w:(i+1)*w]
+		for _, q := range prepared {
+			s := 0
+			for j := range w {
+				s += bits.OnesCount64(q.pos[j]&vp[j]) + bits.OnesCount64(q.neg[j]&vn[j]) -
+					bits.OnesCount64(q.pos[j]&vn[j]) - bits.OnesCount64(q.neg[j]&vp[j])
+			}
+			q.pool.offer(int32(s), int32(i))
+		}
+	}
+	for n, q := range prepared {
+		res := make([]Result, len(q.pool.items))
+		for j, c := range q.pool.items {
+			res[j] = Result{ID: x.ids[c.entry], Distance: 1 - x.cosine(q.unit, int(c.entry))}
+		}
+		slices.SortFunc(res, func(a, b Result) int {
+			if a.Distance != b.Distance {
+				if a.Distance < b.Distance {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		out[slot[n]] = res[:min(k, len(res))]
+	}
+	return out, nil
+}
+
+func (x *Index) prepare(v []float32, pool int) *query {
+	var norm float64
+	for _, c := range v {
+		norm += float64(c) * float64(c)
+	}
+	if norm == 0 || math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return nil
+	}
+	norm = math.Sqrt(norm)
+	q := &query{unit: make([]float32, x.dim), pos: make([]uint64, x.words), neg: make([]uint64, x.words)}
+	q.pool.limit = pool
+	for i, c := range v {
+		q.unit[i] = float32(float64(c) / norm)
+		switch {
+		case c > 0:
+			q.pos[i/64] |= 1 << (i % 64)
+		case c < 0:
+			q.neg[i/64] |= 1 << (i % 64)
+		}
+	}
+	return q
+}
+
+// cosine is the similarity of a unit query to entry i from its int8 code.
+func (x *Index) cosine(unit []float32, i int) float64 {
+	code := x.q8[i*x.dim : (i+1)*x.dim]
+	var dot float32
+	for j, c := range code {
+		dot += unit[j] * float32(c)
+	}
+	return float64(dot * x.scale[i])
+}
+
+// candidates keeps the limit best (score, entry) pairs seen, as a min-heap on
+// score (ties: the later entry is the worse, so earlier entries win).
+type candidates struct {
+	limit int
+	items []candidate
+}
+
+type candidate struct{ score, entry int32 }
+
+func (c candidate) worse(d candidate) bool {
+	return c.score < d.score || c.score == d.score && c.entry > d.entry
+}
+
+func (h *candidates) offer(score, entry int32) {
+	c := candidate{score, entry}
+	if len(h.items) < h.limit {
+		h.items = append(h.items, c)
+		// sift up
+		i := len(h.items) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !h.items[i].worse(h.items[p]) {
+				break
+			}
+			h.items[i], h.items[p] = h.items[p], h.items[i]
+			i = p
+		}
+		return
+	}
+	if !h.items[0].worse(c) {
+		return
+	}
+	h.items[0] = c
+	// sift down
+	i, n := 0, len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.items[r].worse(h.items[l]) {
+			m = r
+		}
+		if !h.items[m].worse(h.items[i]) {
+			break
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}

@@ -1,0 +1,234 @@
+package vecindex
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// sparse returns a vector like the hash embedder's: a few signed non-zero
+// components, some of them shared with the other vectors of its topic.
+func sparse(rng *rand.Rand, dim, nnz int, topic []int) []float32 {
+	v := make([]float32, dim)
+	for _, i := range topic {
+		v[i] += 1
+	}
+	for range nnz {
+		i := rng.IntN(dim)
+		if rng.IntN(2) == 0 {
+			v[i] += 1
+		} else {
+			v[i] -= 1
+		}
+	}
+	return v
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func TestQuantizeKeepsCosine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, _ := New(64)
+	var vecs [][]float32
+	for i := range 200 {
+		v := make([]float32, 64)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		vecs = append(vecs, v)
+		if err := x.Add(int64(i), Attrs{}, Quantize(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := vecs[0]
+	unit := x.prepare(q, 1).unit
+	for i, v := range vecs {
+		got, want := x.cosine(unit, i), cosine(q, v)
+		if math.Abs(got-want) > 0.02 {
+			t.Fatalf("entry %d: int8 cosine %.4f, float %.4f", i, got, want)
+		}
+	}
+	if z := Quantize(make([]float32, 8)); len(z) != 12 || slices.ContainsFunc(z, func(b byte) bool { return b != 0 }) {
+		t.Fatalf("zero vector code %v", z)
+	}
+}
+
+// TestSearchRecall compares Search with exact float cosine KNN on clustered
+// sparse vectors and dense ones: the pool must keep nearly all of the exact
+// top k.
+func TestSearchRecall(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		dense bool
+	}{{"sparse", false}, {"dense", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const dim, n, k = 256, 20000, 20
+			rng := rand.New(rand.NewPCG(2, 3))
+			topics := make([][]int, 50)
+			for i := range topics {
+				for range 6 {
+					topics[i] = append(topics[i], rng.IntN(dim))
+				}
+			}
+			centres := make([][]float32, 500)
+			for i := range centres {
+				centres[i] = make([]float32, dim)
+				for j := range dim {
+					centres[i][j] = float32(rng.NormFloat64())
+				}
+			}
+			gen := func() []float32 {
+				if tc.dense {
+					// A dense embedding: one of the clusters' centres plus noise.
+					c := centres[rng.IntN(len(centres))]
+					v := make([]float32, dim)
+					for j := range v {
+						v[j] = c[j] + 0.5*float32(rng.NormFloat64())
+					}
+					return v
+				}
+				return sparse(rng, dim, 12, topics[rng.IntN(len(topics))])
+			}
+			x, _ := New(dim)
+			vecs := make([][]float32, n)
+			for i := range n {
+				vecs[i] = gen()
+				x.Add(int64(i+1), Attrs{}, Quantize(vecs[i]))
+			}
+			hits, total := 0, 0
+			var qs [][]float32
+			for range 50 {
+				qs = append(qs, gen())
+			}
+			got, err := x.Search(qs, k, Filter{}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for qi, q := range qs {
+				type sc struct {
+					id  int64
+					cos float64
+				}
+				exact := make([]sc, n)
+				for i, v := range vecs {
+					exact[i] = sc{int64(i + 1), cosine(q, v)}
+				}
+				slices.SortFunc(exact, func(a, b sc) int { return cmp.Or(cmp.Compare(b.cos, a.cos), cmp.Compare(a.id, b.id)) })
+				// Count exact neighbours found, allowing for ties at the k-th similarity.
+				kth := exact[k-1].cos
+				for _, r := range got[qi] {
+					if cosine(q, vecs[r.ID-1]) >= kth-0.01 {
+						hits++
+					}
+				}
+				total += k
+				if len(got[qi]) != k {
+					t.Fatalf("query %d: %d results", qi, len(got[qi]))
+				}
+				for j := 1; j < len(got[qi]); j++ {
+					if got[qi][j].Distance < got[qi][j-1].Distance {
+						t.Fatalf("query %d: results out of order: %v", qi, got[qi])
+					}
+				}
+			}
+			if recall := float64(hits) / float64(total); recall < 0.97 {
+				t.Errorf("recall@%d against exact cosine = %.3f, want >= 0.97", k, recall)
+			} else {
+				t.Logf("recall@%d against exact cosine = %.3f", k, recall)
+			}
+		})
+	}
+}
+
+func TestSearchFilterAndRemove(t *testing.T) {
+	x, _ := New(8)
+	v := []float32{1, -1, 0, 0, 1, 0, 0, 0}
+	for i := range 10 {
+		w := slices.Clone(v)
+		w[2] = float32(i) / 10 // entry 0 is the nearest
+		x.Add(int64(i+1), Attrs{OccurredAt: int64(100 * i), Kind: i % 2, State: i % 3, Sensitivity: i % 4}, Quantize(w))
+	}
+	ids := func(f Filter) []int64 {
+		res, err := x.Search([][]float32{v}, 20, f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, r := range res[0] {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	cases := []struct {
+		name string
+		f    Filter
+		want []int64
+	}{
+		{"all", Filter{}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{"window", Filter{Since: 200, Until: 500}, []int64{3, 4, 5}},
+		{"kind", Filter{Kinds: []int{1}}, []int64{2, 4, 6, 8, 10}},
+		{"state", Filter{States: []int{0, 2}}, []int64{1, 3, 4, 6, 7, 9, 10}},
+		{"sensitivity", Filter{HasMaxSensitivity: true, MaxSensitivity: 0}, []int64{1, 5, 9}},
+	}
+	for _, c := range cases {
+		if got := ids(c.f); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	res, _ := x.Search([][]float32{v, make([]float32, 8)}, 1, Filter{}, 0)
+	if len(res) != 2 || len(res[0]) != 1 || res[0][0].ID != 1 || len(res[1]) != 0 {
+		t.Fatalf("nearest / zero query: %v", res)
+	}
+	if n := x.Remove(1, 5, 99); n != 2 || x.Len() != 8 {
+		t.Fatalf("removed %d, len %d", n, x.Len())
+	}
+	if got := ids(Filter{}); !slices.Equal(got, []int64{2, 3, 4, 6, 7, 8, 9, 10}) {
+		t.Fatalf("after remove: %v", got)
+	}
+	res, _ = x.Search([][]float32{v}, 1, Filter{}, 0)
+	if res[0][0].ID != 2 {
+		t.Fatalf("nearest after remove: %v", res)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	if _, err := New(0); err == nil {
+		t.Fatal("New(0) succeeded")
+	}
+	x, _ := New(4)
+	if err := x.Add(1, Attrs{}, make([]byte, 7)); err == nil {
+		t.Fatal("short code accepted")
+	}
+	x.Add(1, Attrs{}, Quantize([]float32{1, 0, 0, 0}))
+	if _, err := x.Search([][]float32{{1, 0}}, 1, Filter{}, 0); err == nil {
+		t.Fatal("query of the wrong dimension accepted")
+	}
+}
+
+func BenchmarkSearch100k(b *testing.B) {
+	const dim, n = 256, 100000
+	rng := rand.New(rand.NewPCG(4, 5))
+	x, _ := New(dim)
+	for i := range n {
+		x.Add(int64(i), Attrs{OccurredAt: int64(i)}, Quantize(sparse(rng, dim, 30, nil)))
+	}
+	qs := [][]float32{sparse(rng, dim, 30, nil), sparse(rng, dim, 60, nil)}
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Search(qs, 20, Filter{Since: 1}, 0)
+	}
+}
