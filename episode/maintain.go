@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/vecindex"
 )
 
 // Stats describes a store's contents.
@@ -260,6 +261,9 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 			}
 			if _, err := tx.ExecContext(ctx, insertVectorSQL, vectorArgs(e, blob)...); err != nil {
 				return done, fmt.Errorf("episode %d: vector: %w", e.ID, err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE episodes SET vq = ? WHERE id = ?`, vecindex.Quantize(vecs[i]), e.ID); err != nil {
+				return done, fmt.Errorf("episode %d: quantized vector: %w", e.ID, err)
 			}
 			if fts {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text) VALUES (?, ?, ?)`,

@@ -82,7 +82,7 @@ func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) (
 	cond, args := f.where("e.", []any{match, user})
 	args = append(args, k)
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, bm25(episodes_fts) AS score
-		FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
+		FROM episodes_fts CROSS JOIN episodes e INDEXED BY episodes_filter ON e.id = episodes_fts.rowid
 		WHERE episodes_fts MATCH ? AND e.user = ?`+cond+`
 		ORDER BY score, e.id LIMIT ?`, args...)
 	if err != nil {
@@ -124,29 +124,48 @@ func (s *Store) Between(ctx context.Context, user string, limit int, f Filter) (
 // weights. Terms are
 // looked up as the FTS index holds them (unicode61 tokens of the analyzed
 // text); a term it does not hold counts 0.
+//
+// FTS5 counts a term's documents by reading its whole posting list, so the
+// counts are cached: a cached count serves while the store's episode count
+// stays within 1% of what it was when the count was read.
 func (s *Store) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
 	out := make([]int, len(terms))
 	if len(terms) == 0 {
 		return out, 0, nil
 	}
-	total := int(max(0, s.docs.Load()))
-	args := make([]any, len(terms))
+	docs := max(0, s.docs.Load())
+	total := int(docs)
+	var args []any
+	var missing []int
+	s.dfMu.RLock()
 	for i, t := range terms {
-		args[i] = t
+		if c, ok := s.dfCache[t]; ok && abs(c.docs-docs) <= docs/100 {
+			out[i] = c.df
+			continue
+		}
+		missing = append(missing, i)
+		args = append(args, t)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM episodes_vocab WHERE term IN (`+placeholders(len(terms))+`)`, args...)
+	s.dfMu.RUnlock()
+	if len(missing) == 0 {
+		return out, total, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM episodes_vocab WHERE term IN (`+placeholders(len(args))+`)`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
 	}
 	defer rows.Close()
+	for _, i := range missing {
+		out[i] = 0 // a term the index does not hold returns no row
+	}
 	for rows.Next() {
 		var term string
 		var n int
 		if err := rows.Scan(&term, &n); err != nil {
 			return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
 		}
-		for i, t := range terms {
-			if t == term {
+		for _, i := range missing {
+			if terms[i] == term {
 				out[i] = n
 			}
 		}
@@ -154,7 +173,30 @@ func (s *Store) DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
 	}
+	s.dfMu.Lock()
+	if s.dfCache == nil || len(s.dfCache) >= maxCachedDocFreqs {
+		s.dfCache = make(map[string]cachedDocFreq)
+	}
+	for _, i := range missing {
+		s.dfCache[terms[i]] = cachedDocFreq{df: out[i], docs: docs}
+	}
+	s.dfMu.Unlock()
 	return out, total, nil
+}
+
+// maxCachedDocFreqs bounds the DocFreq cache; when full it starts over.
+const maxCachedDocFreqs = 1 << 16
+
+type cachedDocFreq struct {
+	df   int
+	docs int64 // the episode count when df was read
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // IndexedTerms returns the analyzed terms stored in the FTS index for each id

@@ -19,6 +19,7 @@ import (
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/internal/parallel"
 	"github.com/omoide/omoide/tokenize"
+	"github.com/omoide/omoide/vecindex"
 )
 
 // DefaultBusyTimeout is how long a writer waits for another writer's lock.
@@ -35,6 +36,13 @@ type Options struct {
 	Analyzer tokenize.Analyzer
 	// BusyTimeout bounds the wait for the write lock; 0 means DefaultBusyTimeout.
 	BusyTimeout time.Duration
+	// IndexMin is the number of episodes from which Nearest searches a
+	// person's vectors in memory; 0 means DefaultIndexMin, a negative value
+	// never (always vec0's exact scan).
+	IndexMin int
+	// IndexCapacity bounds the vectors held in memory over all people; 0
+	// means DefaultIndexCapacity.
+	IndexCapacity int
 }
 
 // Store holds episodes in one SQLite database file: the episodes table, an
@@ -50,6 +58,11 @@ type Store struct {
 	// open, then kept up to date by this Store's writes (another process's
 	// writes are seen at the next open).
 	docs atomic.Int64
+	// parts holds the in-memory vector indexes of big partitions (Nearest).
+	parts *partitions
+	// dfCache holds document frequencies (DocFreq).
+	dfMu    sync.RWMutex
+	dfCache map[string]cachedDocFreq
 }
 
 var registerVec sync.Once
@@ -76,7 +89,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, embedder: opts.Embedder, dim: id.Dim}
+	s := &Store{db: db, embedder: opts.Embedder, dim: id.Dim, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
 	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -184,11 +197,12 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("episode store: add: embedder returned %d vectors for %d texts", len(vecs), len(texts))
 	}
-	blobs := make([][]byte, len(todo))
+	blobs, codes := make([][]byte, len(todo)), make([][]byte, len(todo))
 	for j, v := range vecs {
 		if blobs[j], err = s.vectorBlob(v); err != nil {
 			return nil, fmt.Errorf("episode store: add: episode %d: %w", todo[j], err)
 		}
+		codes[j] = vecindex.Quantize(v)
 	}
 
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -197,8 +211,8 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	}
 	defer tx.Rollback()
 	insEp, err := tx.PrepareContext(ctx, `INSERT INTO episodes
-		(user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
+		(user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
@@ -211,11 +225,12 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
 	added := 0
+	var fresh []indexed
 	for j, i := range todo {
 		e := batch[i]
 		var id int64
 		err := insEp.QueryRowContext(ctx, e.User, nullIfEmpty(e.ExternalID), e.UserText, e.ReplyText,
-			e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity), e.Source).Scan(&id)
+			e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity), e.Source, codes[j]).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored meanwhile (or earlier in this batch) under the same external id.
 			if ids[i], err = s.idByExternal(ctx, tx, e.User, e.ExternalID); err != nil {
@@ -235,11 +250,17 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		}
 		ids[i] = id
 		added++
+		fresh = append(fresh, indexed{id: id, user: e.User, attrs: attrsOf(e), code: codes[j]})
+	}
+	gens, err := partitionGens(ctx, tx, fresh)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("episode store: add: commit: %w", err)
 	}
 	s.docs.Add(int64(added))
+	s.parts.added(fresh, gens)
 	return ids, nil
 }
 
@@ -481,6 +502,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 		return 0, fmt.Errorf("episode store: forget %q: commit: %w", user, err)
 	}
 	s.docs.Add(-int64(len(ids)))
+	s.parts.forget(user)
 	return len(ids), nil
 }
 

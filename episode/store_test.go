@@ -483,6 +483,11 @@ func TestDocFreqAndIndexedTerms(t *testing.T) {
 	if total != 3 || !slices.Equal(df, []int{2, 1, 0}) {
 		t.Fatalf("DocFreq = %v of %d, want [2 1 0] of 3", df, total)
 	}
+	// The cached count follows the store once it has grown by more than 1%.
+	s.Add(ctx, []Episode{ep("c", "ラーメン", "", day)})
+	if df, total, _ = s.DocFreq(ctx, []string{"ラーメン", "寿司"}); total != 4 || !slices.Equal(df, []int{3, 0}) {
+		t.Fatalf("after an add: DocFreq = %v of %d, want [3 0] of 4", df, total)
+	}
 	terms, err := s.IndexedTerms(ctx, []int64{ids[0], 999})
 	if err != nil {
 		t.Fatal(err)
@@ -499,14 +504,22 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Make it a version 1 store, as the first release wrote it.
-	if _, err := s.db.Exec(`DROP TABLE episodes_vocab; PRAGMA user_version = 1`); err != nil {
+	if _, err := s.db.Exec(`DROP TABLE episodes_vocab; DROP INDEX episodes_filter; DROP TRIGGER episodes_partition_insert;
+		DROP TRIGGER episodes_partition_delete; DROP TRIGGER episodes_partition_update; DROP TABLE partitions;
+		ALTER TABLE episodes DROP COLUMN vq; PRAGMA user_version = 1`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = openStore(t, path, Options{})
+	s = openStore(t, path, Options{IndexMin: 1})
 	df, _, err := s.DocFreq(ctx, []string{"ラーメン"})
 	if err != nil || df[0] != 1 {
-		t.Fatalf("after migrating 1 -> 2: DocFreq = %v, %v", df, err)
+		t.Fatalf("after migrating 1 -> 3: DocFreq = %v, %v", df, err)
+	}
+	// Version 3 quantized the stored vector: the in-memory index finds it.
+	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
+	hits, err := s.Nearest(ctx, "a", vecs, 5, Filter{})
+	if err != nil || len(hits[0]) != 1 || hits[0][0].Score > 0.01 {
+		t.Fatalf("after migrating 1 -> 3: Nearest = %v, %v", hits, err)
 	}
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)

@@ -1,0 +1,164 @@
+package episode
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+var topics = []string{"ラーメン", "カレー", "寿司", "散歩", "映画", "仕事", "猫", "旅行", "雨", "試験"}
+
+func topicEpisodes(user string, n int) []Episode {
+	out := make([]Episode, n)
+	for i := range out {
+		t := topics[i%len(topics)]
+		out[i] = ep(user, fmt.Sprintf("%sの話 その%d %s", t, i, topics[(i*7)%len(topics)]), fmt.Sprintf("%sはいいね %d", t, i/3), day.Add(time.Duration(i)*time.Hour))
+	}
+	return out
+}
+
+func hitIDs(hs []Hit) []int64 {
+	out := make([]int64, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// TestNearestMatchesKNN: the in-memory index returns what vec0's exact scan
+// returns on a small store (its pool holds the whole partition), filters
+// included, for every query in one call.
+func TestNearestMatchesKNN(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "n.db"), Options{IndexMin: 1})
+	if _, err := s.Add(ctx, topicEpisodes("a", 200)); err != nil {
+		t.Fatal(err)
+	}
+	s.Add(ctx, topicEpisodes("b", 50))
+	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメンの話", "猫と散歩した", "雨の日の映画"})
+	filters := []Filter{
+		{},
+		{Since: day.Add(50 * time.Hour), Until: day.Add(120 * time.Hour)},
+		{Kinds: []Kind{KindEpisode}, MaxSensitivity: SensitivityNormal},
+	}
+	for fi, f := range filters {
+		got, err := s.Nearest(ctx, "a", vecs, 10, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for qi, v := range vecs {
+			want, _ := s.KNN(ctx, "a", v, 10, f)
+			// The int8 distances may order near-ties differently: compare as sets, and the first.
+			g, w := hitIDs(got[qi]), hitIDs(want)
+			if len(g) != len(w) {
+				t.Fatalf("filter %d query %d: %d hits, KNN %d", fi, qi, len(g), len(w))
+			}
+			for j := range got[qi] {
+				if d := got[qi][j].Score - want[j].Score; d > 0.02 || d < -0.02 {
+					t.Errorf("filter %d query %d rank %d: distance %.4f, exact %.4f", fi, qi, j, got[qi][j].Score, want[j].Score)
+				}
+			}
+			slices.Sort(g)
+			slices.Sort(w)
+			if overlap := len(g) - len(setMinus(g, w)); overlap < len(w)-1 {
+				t.Errorf("filter %d query %d: %v, KNN %v", fi, qi, g, w)
+			}
+		}
+	}
+}
+
+func setMinus(a, b []int64) []int64 {
+	var out []int64
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// TestNearestStaysCurrent: the loaded index sees this Store's adds and
+// deletes, another Store's (another process's) writes, and forgetting.
+func TestNearestStaysCurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	s := openStore(t, path, Options{IndexMin: 1})
+	other := openStore(t, path, Options{IndexMin: 1, Embedder: s.Embedder()})
+	s.Add(ctx, topicEpisodes("a", 30))
+	q := "火星旅行の計画"
+	vecs, _ := s.Embedder().Embed(ctx, []string{q})
+	nearest := func(st *Store) []int64 {
+		t.Helper()
+		hs, err := st.Nearest(ctx, "a", vecs, 3, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hitIDs(hs[0])
+	}
+	nearest(s) // loads the index
+	ids, _ := s.Add(ctx, []Episode{ep("a", q, "", day)})
+	if got := nearest(s); len(got) == 0 || got[0] != ids[0] {
+		t.Fatalf("after own add: %v, want %d first", got, ids[0])
+	}
+	if s.parts.m["a"].gen == 0 || s.parts.m["a"].held.Load() != 31 {
+		t.Fatalf("own add reloaded instead of appending: held %d", s.parts.m["a"].held.Load())
+	}
+	s.Delete(ctx, ids[0])
+	if got := nearest(s); slices.Contains(got, ids[0]) {
+		t.Fatalf("after own delete: %v still holds %d", got, ids[0])
+	}
+	ids2, _ := other.Add(ctx, []Episode{ep("a", q+"です", "", day)})
+	if got := nearest(s); len(got) == 0 || got[0] != ids2[0] {
+		t.Fatalf("after another store's add: %v, want %d first", got, ids2[0])
+	}
+	other.Delete(ctx, ids2[0])
+	if got := nearest(s); slices.Contains(got, ids2[0]) {
+		t.Fatalf("after another store's delete: %v", got)
+	}
+	if _, err := s.DeleteUser(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := nearest(s); len(got) != 0 {
+		t.Fatalf("after forgetting: %v", got)
+	}
+	if hs, err := s.Nearest(ctx, "nobody", vecs, 3, Filter{}); err != nil || len(hs[0]) != 0 {
+		t.Fatalf("unknown person: %v, %v", hs, err)
+	}
+	if _, err := s.Nearest(ctx, "a", [][]float32{{1, 2}}, 3, Filter{}); err == nil {
+		t.Fatal("a query of the wrong dimension was accepted")
+	}
+}
+
+// TestNearestSmallPartitionUsesKNN: below IndexMin nothing is held in memory.
+func TestNearestSmallPartitionUsesKNN(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "s.db"), Options{IndexMin: 100})
+	s.Add(ctx, topicEpisodes("a", 20))
+	vecs, _ := s.Embedder().Embed(ctx, []string{"カレー"})
+	got, err := s.Nearest(ctx, "a", vecs, 5, Filter{})
+	want, _ := s.KNN(ctx, "a", vecs[0], 5, Filter{})
+	if err != nil || !slices.Equal(hitIDs(got[0]), hitIDs(want)) {
+		t.Fatalf("Nearest %v (%v), KNN %v", got, err, want)
+	}
+	if len(s.parts.m) != 0 {
+		t.Fatalf("a small partition was indexed: %v", s.parts.m)
+	}
+}
+
+// TestIndexCapacityEvicts: over the capacity the least recently searched
+// partition is dropped and reloads on its next search.
+func TestIndexCapacityEvicts(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "e.db"), Options{IndexMin: 1, IndexCapacity: 50})
+	for _, u := range []string{"a", "b"} {
+		s.Add(ctx, topicEpisodes(u, 30))
+	}
+	vecs, _ := s.Embedder().Embed(ctx, []string{"カレー"})
+	for _, u := range []string{"a", "b", "a"} {
+		if hs, err := s.Nearest(ctx, u, vecs, 5, Filter{}); err != nil || len(hs[0]) != 5 {
+			t.Fatalf("%s: %v %v", u, hs, err)
+		}
+		s.parts.evict() // the loader's eviction runs in the background
+	}
+	if s.parts.total > 50 || s.parts.m["a"].held.Load() != 30 || s.parts.m["b"].held.Load() != 0 {
+		t.Fatalf("held %d: a %d, b %d", s.parts.total, s.parts.m["a"].held.Load(), s.parts.m["b"].held.Load())
+	}
+}
