@@ -21,6 +21,7 @@ const (
 	DefaultMaxAgeDays      = 365             // episodes older than this are not searched
 	DefaultEmbedTimeout    = 2 * time.Second // the default preset's bound on the query embedding
 	DefaultTimeBoost       = 0.15            // the default preset's bonus for a candidate inside the message's time window
+	DefaultMaxTermShare    = 0.02
 	// ContextSeparator joins the recent conversation and the message into Q2.
 	ContextSeparator = "\n---\n"
 )
@@ -74,6 +75,13 @@ type Options struct {
 	// ("先週何話したっけ") returns the window's episodes.
 	TimeAware bool
 	TimeBoost float64
+	// OneVectorScan searches both queries' vectors in one pass with
+	// episode.Store.Nearest: in memory, over quantized codes, for a person
+	// with many episodes (the reference runs one exact vec0 scan per query).
+	OneVectorScan bool
+	// MaxTermShare drops from the BM25 queries the terms held by more than
+	// this share of all episodes (0 keeps every term, as the reference does).
+	MaxTermShare float64
 	// Gate admits a candidate only on absolute evidence (the reference's
 	// high threshold can never say no: its top candidate always has
 	// rrf_norm 1). The zero Gate admits everything.
@@ -140,9 +148,12 @@ func ReferenceOptions() Options {
 }
 
 // DefaultOptions returns omoide's default retriever: the reference pipeline
-// with its defects fixed where a fix has been measured. Today the only
-// difference lives in the store: the default store segments Japanese with
-// kagome (tokenize.DefaultAnalyzer) so that BM25 matches words inside a clause.
+// with its defects fixed where a fix has been measured (docs/quality.md) and
+// its scans made fast (docs/performance.md): no echo of the recent turns, the
+// message first in Q2's BM25 query, BM25 alone when the embedder fails,
+// small talk skipped, time-aware queries, common terms out of the BM25
+// queries and one in-memory vector scan for both queries. Its store segments
+// Japanese with kagome (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
 	o.ExcludeRecent = true
@@ -152,5 +163,7 @@ func DefaultOptions() Options {
 	o.SkipSmallTalk = true
 	o.TimeAware = true
 	o.TimeBoost = DefaultTimeBoost
+	o.MaxTermShare = DefaultMaxTermShare
+	o.OneVectorScan = true
 	return o
 }

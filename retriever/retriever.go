@@ -33,6 +33,7 @@ type Store interface {
 	Analyzer() tokenize.Analyzer
 	Recent(ctx context.Context, user string, n int) ([]episode.Episode, error)
 	KNN(ctx context.Context, user string, vec []float32, k int, f episode.Filter) ([]episode.Hit, error)
+	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error)
 	BM25(ctx context.Context, user, match string, k int, f episode.Filter) ([]episode.Hit, error)
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	IndexedTerms(ctx context.Context, ids []int64) ([][]string, error)
@@ -495,8 +496,12 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 	bm25Ran := false
 	if r.opts.BM25K > 0 {
 		a.bm25 = make([][]episode.Hit, n)
-		for i, text := range q.bm25 {
-			match := tokenize.MatchQuery(r.bm25Terms(text))
+		terms, err := r.queryTerms(ctx, q.bm25)
+		if err != nil {
+			return a, err
+		}
+		for i := range q.bm25 {
+			match := tokenize.MatchQuery(terms[i])
 			tr.BM25Match[i] = match
 			bm25Ran = bm25Ran || match != ""
 			wg.Go(func() {
@@ -522,6 +527,26 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 		case err != nil:
 			wg.Wait()
 			return a, fmt.Errorf("retriever: embed queries: %w", err)
+		case r.opts.OneVectorScan:
+			wg.Go(func() {
+				t := time.Now()
+				a.knn, knnErrs[0] = r.store.Nearest(ctx, user, vecs, r.opts.KNNK, f)
+				longest(&tr.KNN, t)
+				for i := range a.knn {
+					tr.KNNHits[i] = len(a.knn[i])
+				}
+			})
+			if window != nil {
+				wg.Go(func() {
+					t := time.Now()
+					var w [][]episode.Hit
+					w, winErrs[0] = r.store.Nearest(ctx, user, vecs[:1], r.opts.KNNK, *window)
+					if len(w) == 1 {
+						a.window[0] = w[0]
+					}
+					longest(&tr.KNN, t)
+				})
+			}
 		default:
 			a.knn = make([][]episode.Hit, n)
 			for i, v := range vecs {
@@ -567,11 +592,69 @@ func (r *Retriever) embed(ctx context.Context, texts []string, tr *Trace) ([][]f
 // bm25Terms returns the FTS terms of a query: compacted, clipped to
 // MaxQueryChars characters, analyzed, at most MaxQueryTerms terms.
 func (r *Retriever) bm25Terms(q string) []string {
-	terms := r.store.Analyzer().Terms(pytext.Head(pytext.Compact(q), r.opts.MaxQueryChars))
+	terms := r.analyzed(q)
 	if len(terms) > r.opts.MaxQueryTerms {
 		terms = terms[:r.opts.MaxQueryTerms]
 	}
 	return terms
+}
+
+func (r *Retriever) analyzed(q string) []string {
+	return r.store.Analyzer().Terms(pytext.Head(pytext.Compact(q), r.opts.MaxQueryChars))
+}
+
+// minPrunedDocFreq is the document frequency up to which MaxTermShare keeps
+// a term whatever its share: scoring that many rows costs FTS5 well under a
+// millisecond, and in a small store a share says little.
+const minPrunedDocFreq = 200
+
+// queryTerms returns the BM25 terms of each query text. With
+// MaxTermShare set, the terms held by more than that share of the store's
+// episodes (and by more than minPrunedDocFreq) are dropped before the MaxQueryTerms cut (the rarest one is kept
+// when every term is that common): they weigh almost nothing in bm25 — an
+// IDF of ln(1/share) at most — yet FTS5 reads and scores every row they
+// match, which is most of a person's episodes for particles such as の or て.
+func (r *Retriever) queryTerms(ctx context.Context, texts []string) ([][]string, error) {
+	out := make([][]string, len(texts))
+	if r.opts.MaxTermShare <= 0 {
+		for i, t := range texts {
+			out[i] = r.bm25Terms(t)
+		}
+		return out, nil
+	}
+	var all []string
+	for i, t := range texts {
+		out[i] = r.analyzed(t)
+		all = append(all, out[i]...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	df, total, err := r.store.DocFreq(ctx, all)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: bm25 terms: %w", err)
+	}
+	limit := max(int(r.opts.MaxTermShare*float64(total)), minPrunedDocFreq)
+	for i, terms := range out {
+		if len(terms) == 0 {
+			continue
+		}
+		rarest, rarestDF := terms[0], math.MaxInt
+		kept := terms[:0:0]
+		for _, t := range terms {
+			j, _ := slices.BinarySearch(all, t)
+			if df[j] < rarestDF {
+				rarest, rarestDF = t, df[j]
+			}
+			if df[j] <= limit {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 0 {
+			kept = append(kept, rarest)
+		}
+		out[i] = kept[:min(len(kept), r.opts.MaxQueryTerms)]
+	}
+	return out, nil
 }
 
 func ids(hits []episode.Hit) []int64 {

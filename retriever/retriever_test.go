@@ -458,3 +458,57 @@ func TestTimeWindows(t *testing.T) {
 		t.Fatal("TimeAware off still read a window")
 	}
 }
+
+// commonTerms reports some terms as held by most of a big store.
+type commonTerms struct {
+	*episode.Store
+	common map[string]int
+}
+
+func (c commonTerms) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	df, _, err := c.Store.DocFreq(ctx, terms)
+	for i, t := range terms {
+		if n, ok := c.common[t]; ok {
+			df[i] = n
+		}
+	}
+	return df, 100000, err
+}
+
+// TestMaxTermShareDropsCommonTerms: terms held by more than MaxTermShare of
+// the episodes leave the BM25 query, the rarest stays when all are common,
+// and the zero option keeps every term.
+func TestMaxTermShareDropsCommonTerms(t *testing.T) {
+	s := newStore(t, tokenize.Kagome())
+	seed(t, s)
+	store := commonTerms{s, map[string]int{"食べる": 40000, "ラーメン": 3000, "今日": 90000}}
+	o := retriever.DefaultOptions()
+	o.MaxTermShare = 0.02
+	cases := []struct {
+		text      string
+		share     float64
+		want, not []string
+	}{
+		{"今日ラーメンを食べたい", 0.02, []string{"ラーメン"}, []string{"今日", "食べる"}},
+		{"今日ラーメンを食べたい", 0, []string{"今日", "ラーメン", "食べる"}, nil},
+		{"今日食べる", 0.02, []string{"食べる"}, []string{"今日"}}, // every term common: the rarest stays
+	}
+	for _, c := range cases {
+		o.MaxTermShare = c.share
+		res, err := newRetriever(t, store, o).Retrieve(ctx, retriever.Request{User: "haruka", Text: c.text, Recent: []retriever.Message{}, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Trace.BM25Match[0]
+		for _, w := range c.want {
+			if !strings.Contains(m, `"`+w+`"`) {
+				t.Errorf("%q share %v: BM25 query %s lacks %s", c.text, c.share, m, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(m, `"`+w+`"`) {
+				t.Errorf("%q share %v: BM25 query %s keeps the common %s", c.text, c.share, m, w)
+			}
+		}
+	}
+}
