@@ -21,7 +21,7 @@ const (
 	DefaultMaxAgeDays      = 365             // episodes older than this are not searched
 	DefaultEmbedTimeout    = 2 * time.Second // the default preset's bound on the query embedding
 	DefaultTimeBoost       = 0.15            // the default preset's bonus for a candidate inside the message's time window
-	DefaultMaxTermShare    = 0.02
+	DefaultMaxMatchRows    = 2000            // the default preset's bound on the rows a BM25 query matches
 	// ContextSeparator joins the recent conversation and the message into Q2.
 	ContextSeparator = "\n---\n"
 )
@@ -79,9 +79,10 @@ type Options struct {
 	// episode.Store.Nearest: in memory, over quantized codes, for a person
 	// with many episodes (the reference runs one exact vec0 scan per query).
 	OneVectorScan bool
-	// MaxTermShare drops from the BM25 queries the terms held by more than
-	// this share of all episodes (0 keeps every term, as the reference does).
-	MaxTermShare float64
+	// MaxMatchRows bounds the rows a BM25 query may match: each query keeps
+	// its rarest terms while their document frequencies sum to at most this
+	// (the rarest always stays). 0 keeps every term, as the reference does.
+	MaxMatchRows int
 	// Gate admits a candidate only on absolute evidence (the reference's
 	// high threshold can never say no: its top candidate always has
 	// rrf_norm 1). The zero Gate admits everything.
@@ -163,7 +164,7 @@ func DefaultOptions() Options {
 	o.SkipSmallTalk = true
 	o.TimeAware = true
 	o.TimeBoost = DefaultTimeBoost
-	o.MaxTermShare = DefaultMaxTermShare
+	o.MaxMatchRows = DefaultMaxMatchRows
 	o.OneVectorScan = true
 	return o
 }

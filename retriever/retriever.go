@@ -5,6 +5,7 @@
 package retriever
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -603,20 +604,16 @@ func (r *Retriever) analyzed(q string) []string {
 	return r.store.Analyzer().Terms(pytext.Head(pytext.Compact(q), r.opts.MaxQueryChars))
 }
 
-// minPrunedDocFreq is the document frequency up to which MaxTermShare keeps
-// a term whatever its share: scoring that many rows costs FTS5 well under a
-// millisecond, and in a small store a share says little.
-const minPrunedDocFreq = 200
-
-// queryTerms returns the BM25 terms of each query text. With
-// MaxTermShare set, the terms held by more than that share of the store's
-// episodes (and by more than minPrunedDocFreq) are dropped before the MaxQueryTerms cut (the rarest one is kept
-// when every term is that common): they weigh almost nothing in bm25 — an
-// IDF of ln(1/share) at most — yet FTS5 reads and scores every row they
-// match, which is most of a person's episodes for particles such as の or て.
+// queryTerms returns the BM25 terms of each query text. With MaxMatchRows
+// set, a query keeps its rarest terms while their document frequencies sum
+// to at most MaxMatchRows (the rarest always stays), in their order, before
+// the MaxQueryTerms cut: FTS5 reads and scores every row an OR query
+// matches, and the common terms it drops (particles such as の or て, words
+// the person says every day) match most rows while weighing least in bm25.
+// That bounds BM25's work however many episodes the store holds.
 func (r *Retriever) queryTerms(ctx context.Context, texts []string) ([][]string, error) {
 	out := make([][]string, len(texts))
-	if r.opts.MaxTermShare <= 0 {
+	if r.opts.MaxMatchRows <= 0 {
 		for i, t := range texts {
 			out[i] = r.bm25Terms(t)
 		}
@@ -629,28 +626,33 @@ func (r *Retriever) queryTerms(ctx context.Context, texts []string) ([][]string,
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
-	df, total, err := r.store.DocFreq(ctx, all)
+	df, _, err := r.store.DocFreq(ctx, all)
 	if err != nil {
 		return nil, fmt.Errorf("retriever: bm25 terms: %w", err)
 	}
-	limit := max(int(r.opts.MaxTermShare*float64(total)), minPrunedDocFreq)
+	freq := func(t string) int {
+		j, _ := slices.BinarySearch(all, t)
+		return df[j]
+	}
 	for i, terms := range out {
-		if len(terms) == 0 {
-			continue
+		byRarity := slices.Clone(terms)
+		slices.SortFunc(byRarity, func(a, b string) int { return cmp.Or(freq(a)-freq(b), strings.Compare(a, b)) })
+		byRarity = slices.Compact(byRarity)
+		keep := make(map[string]bool, len(terms))
+		rows := 0
+		for j, t := range byRarity {
+			if j > 0 && rows+freq(t) > r.opts.MaxMatchRows {
+				break
+			}
+			rows += freq(t)
+			keep[t] = true
 		}
-		rarest, rarestDF := terms[0], math.MaxInt
-		kept := terms[:0:0]
+		kept := terms[:0]
 		for _, t := range terms {
-			j, _ := slices.BinarySearch(all, t)
-			if df[j] < rarestDF {
-				rarest, rarestDF = t, df[j]
-			}
-			if df[j] <= limit {
+			if keep[t] {
 				kept = append(kept, t)
+				delete(keep, t)
 			}
-		}
-		if len(kept) == 0 {
-			kept = append(kept, rarest)
 		}
 		out[i] = kept[:min(len(kept), r.opts.MaxQueryTerms)]
 	}

@@ -475,26 +475,26 @@ func (c commonTerms) DocFreq(ctx context.Context, terms []string) ([]int, int, e
 	return df, 100000, err
 }
 
-// TestMaxTermShareDropsCommonTerms: terms held by more than MaxTermShare of
-// the episodes leave the BM25 query, the rarest stays when all are common,
-// and the zero option keeps every term.
-func TestMaxTermShareDropsCommonTerms(t *testing.T) {
+// TestMaxMatchRowsDropsCommonTerms: a BM25 query keeps its rarest terms
+// while their document frequencies fit MaxMatchRows, the rarest always, and
+// the zero option keeps every term.
+func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
 	s := newStore(t, tokenize.Kagome())
 	seed(t, s)
-	store := commonTerms{s, map[string]int{"食べる": 40000, "ラーメン": 3000, "今日": 90000}}
+	store := commonTerms{s, map[string]int{"食べる": 40000, "ラーメン": 1500, "味噌": 400, "今日": 90000}}
 	o := retriever.DefaultOptions()
-	o.MaxTermShare = 0.02
 	cases := []struct {
 		text      string
-		share     float64
+		rows      int
 		want, not []string
 	}{
-		{"今日ラーメンを食べたい", 0.02, []string{"ラーメン"}, []string{"今日", "食べる"}},
-		{"今日ラーメンを食べたい", 0, []string{"今日", "ラーメン", "食べる"}, nil},
-		{"今日食べる", 0.02, []string{"食べる"}, []string{"今日"}}, // every term common: the rarest stays
+		{"今日味噌ラーメンを食べたい", 2000, []string{"味噌", "ラーメン"}, []string{"今日", "食べる"}},
+		{"今日味噌ラーメンを食べたい", 1000, []string{"味噌"}, []string{"ラーメン", "今日", "食べる"}},
+		{"今日味噌ラーメンを食べたい", 0, []string{"今日", "味噌", "ラーメン", "食べる"}, nil},
+		{"今日食べる", 2000, []string{"食べる"}, []string{"今日"}}, // every term common: the rarest stays
 	}
 	for _, c := range cases {
-		o.MaxTermShare = c.share
+		o.MaxMatchRows = c.rows
 		res, err := newRetriever(t, store, o).Retrieve(ctx, retriever.Request{User: "haruka", Text: c.text, Recent: []retriever.Message{}, Now: now})
 		if err != nil {
 			t.Fatal(err)
@@ -502,12 +502,12 @@ func TestMaxTermShareDropsCommonTerms(t *testing.T) {
 		m := res.Trace.BM25Match[0]
 		for _, w := range c.want {
 			if !strings.Contains(m, `"`+w+`"`) {
-				t.Errorf("%q share %v: BM25 query %s lacks %s", c.text, c.share, m, w)
+				t.Errorf("%q rows %d: BM25 query %s lacks %s", c.text, c.rows, m, w)
 			}
 		}
 		for _, w := range c.not {
 			if strings.Contains(m, `"`+w+`"`) {
-				t.Errorf("%q share %v: BM25 query %s keeps the common %s", c.text, c.share, m, w)
+				t.Errorf("%q rows %d: BM25 query %s keeps the common %s", c.text, c.rows, m, w)
 			}
 		}
 	}

@@ -198,6 +198,7 @@ type tuneCell struct {
 	Recall      float64        `json:"inject_recall"`    // injections with a relevant pick / queries with relevant episodes
 	Inject      float64        `json:"inject_rate"`      // injections / queries with relevant episodes
 	FalseInject float64        `json:"false_inject_rate"`
+	InjectTop5  float64        `json:"inject_rate_top5"` // injections / queries with a relevant episode in the top 5
 	R5          float64        `json:"recall_at_5"`
 	N           int            `json:"n"`
 	N0          int            `json:"n_no_relevant"`
@@ -241,7 +242,7 @@ func sweep(qs []tuneQuery, ws []weights, gates []retriever.Gate, mediums, highs 
 				}
 				for _, h := range highs {
 					c := tuneCell{Weights: w, Gate: g, Medium: m, High: h}
-					inj, injHit, injPos, falseInj := 0, 0, 0, 0
+					inj, injHit, injPos, falseInj, top5, injTop5 := 0, 0, 0, 0, 0, 0
 					for i, q := range qs {
 						injected := walks[i].first >= h
 						if len(q.relevant) == 0 {
@@ -254,6 +255,12 @@ func sweep(qs []tuneQuery, ws []weights, gates []retriever.Gate, mediums, highs 
 						}
 						c.N++
 						c.R5 += walks[i].r5
+						if walks[i].r5 > 0 {
+							top5++
+							if injected {
+								injTop5++
+							}
+						}
 						if injected {
 							inj++
 							injPos++
@@ -266,6 +273,7 @@ func sweep(qs []tuneQuery, ws []weights, gates []retriever.Gate, mediums, highs 
 					c.Recall = rate(injHit, c.N)
 					c.Inject = rate(injPos, c.N)
 					c.FalseInject = rate(falseInj, c.N0)
+					c.InjectTop5 = rate(injTop5, top5)
 					if c.N > 0 {
 						c.R5 /= float64(c.N)
 					}
@@ -465,7 +473,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(suiteNames) > 1 {
 		groups, labels = append(groups, all), append(labels, "all")
 	}
-	tab := &table{header: []string{"suite", "weights", "min-cos", "min-cov", "medium", "high", "n", "n0", "inj-prec", "inj-recall", "inject", "false-inj", "R@5"}, left: 2}
+	tab := &table{header: []string{"suite", "weights", "min-cos", "min-cov", "medium", "high", "n", "n0", "inj-prec", "inj-recall", "inject", "inj@top5", "false-inj", "R@5"}, left: 2}
 	var results []result
 	var plotCells []tuneCell
 	for gi, g := range groups {
@@ -473,7 +481,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, c := range cells {
 			tab.add(labels[gi], c.Weights.String(), fmt.Sprintf("%.2f", c.Gate.MinCosine), fmt.Sprintf("%.2f", c.Gate.MinCoverage),
 				fmt.Sprintf("%.2f", c.Medium), fmt.Sprintf("%.2f", c.High),
-				fmt.Sprint(c.N), fmt.Sprint(c.N0), f3(c.Precision), f3(c.Recall), f3(c.Inject), f3(c.FalseInject), f3(c.R5))
+				fmt.Sprint(c.N), fmt.Sprint(c.N0), f3(c.Precision), f3(c.Recall), f3(c.Inject), f3(c.InjectTop5), f3(c.FalseInject), f3(c.R5))
 			results = append(results, result{Suite: labels[gi], Preset: cfg.Preset, Config: cfg.Label(), Metrics: c})
 		}
 		if gi == len(groups)-1 {
