@@ -241,7 +241,7 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 	pi.mu.RLock()
 	if pi.x == nil || pi.gen != gen {
 		pi.mu.RUnlock()
-		if err := s.load(ctx, user, pi); err != nil {
+		if err := s.load(ctx, user, int(size), pi); err != nil {
 			return nil, fmt.Errorf("episode store: nearest: load %q: %w", clipForError(user), err)
 		}
 		pi.mu.RLock()
@@ -270,7 +270,7 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 
 // load reads user's quantized vectors and their generation in one statement
 // (one snapshot) into pi, unless another goroutine loaded a newer one first.
-func (s *Store) load(ctx context.Context, user string, pi *partIndex) error {
+func (s *Store) load(ctx context.Context, user string, size int, pi *partIndex) error {
 	pi.mu.Lock()
 	defer pi.mu.Unlock()
 	rows, err := s.db.QueryContext(ctx, `SELECT (SELECT gen FROM partitions WHERE user = ?1),
@@ -283,11 +283,12 @@ func (s *Store) load(ctx context.Context, user string, pi *partIndex) error {
 	if err != nil {
 		return err
 	}
+	x.Grow(size)
 	var gen int64
 	for rows.Next() {
 		var id int64
 		var a vecindex.Attrs
-		var code []byte
+		var code sql.RawBytes // copied by Add
 		if err := rows.Scan(&gen, &id, &a.OccurredAt, &a.Kind, &a.State, &a.Sensitivity, &code); err != nil {
 			return err
 		}

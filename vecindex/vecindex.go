@@ -107,6 +107,19 @@ func New(dim int) (*Index, error) {
 	return &Index{dim: dim, words: (dim + 63) / 64}, nil
 }
 
+// Grow makes room for n more entries without reallocating.
+func (x *Index) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	x.ids = slices.Grow(x.ids, n)
+	x.attrs = slices.Grow(x.attrs, n)
+	x.scale = slices.Grow(x.scale, n)
+	x.pos = slices.Grow(x.pos, n*x.words)
+	x.neg = slices.Grow(x.neg, n*x.words)
+	x.q8 = slices.Grow(x.q8, n*x.dim)
+}
+
 // Dim returns the dimension of the vectors.
 func (x *Index) Dim() int { return x.dim }
 
