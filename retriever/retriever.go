@@ -305,16 +305,10 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 			res.Candidates[i] = hit(sc)
 		}
 	}
-	if r.opts.Gate.enabled() {
-		// Only the examined candidates can pass; the rest are dropped.
-		kept := scored[:0:0]
-		for _, sc := range scored[:len(coverage)] {
-			if r.opts.Gate.admits(hit(sc)) {
-				kept = append(kept, sc)
-			}
-		}
-		tr.Gated = len(scored) - len(kept)
-		scored = kept
+	if r.opts.Gate.enabled() && !slices.ContainsFunc(scored[:len(coverage)], func(sc rerank.Scored) bool { return r.opts.Gate.admits(hit(sc)) }) {
+		// No examined candidate is evidence on its own: nothing is.
+		tr.Gated = len(scored)
+		scored = nil
 	}
 	picks := rerank.Select(scored, ro)
 	tr.Rerank = time.Since(t)
@@ -336,7 +330,8 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 // coverage returns, for each candidate, the IDF-weighted share of the
 // message's terms among the candidate's indexed terms: Σ idf(t) over the
 // message terms the candidate holds / Σ idf(t) over all of them, with
-// idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index. Rare words
+// idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index, leaving out
+// the terms no episode holds (in a young store that is most function words). Rare words
 // (names, topics) weigh more than the words every episode has, so the share
 // says how much of what the message is about the episode speaks of.
 func (r *Retriever) coverage(ctx context.Context, text string, cands []rerank.Scored) ([]float64, error) {
@@ -352,6 +347,9 @@ func (r *Retriever) coverage(ctx context.Context, text string, cands []rerank.Sc
 	weights := make([]float64, len(terms))
 	sum := 0.0
 	for i := range terms {
+		if df[i] == 0 {
+			continue // no episode holds it: it cannot tell candidates apart
+		}
 		weights[i] = math.Log(1 + float64(total)/float64(df[i]+1))
 		sum += weights[i]
 	}

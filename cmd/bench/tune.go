@@ -160,13 +160,12 @@ func gate(sorted []cand, g retriever.Gate, o rerank.Options) []cand {
 	if depth <= 0 {
 		depth = 2 * max(1, o.MaxResults)
 	}
-	var kept []cand
 	for _, c := range sorted[:min(depth, len(sorted))] {
 		if (g.MinCoverage > 0 && c.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && c.Cosine >= g.MinCosine) {
-			kept = append(kept, c)
+			return sorted // evidence: the reranker picks as usual
 		}
 	}
-	return kept
+	return nil
 }
 
 // selectOffline is the retriever's selection on recomputed scores: the gate,
