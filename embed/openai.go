@@ -89,6 +89,10 @@ type OpenAIConfig struct {
 //
 // The API key is never included in an error: any occurrence of it in text
 // quoted from a response or a transport error is replaced by "[REDACTED]".
+// An error that quotes an excerpt of the server's response (a StatusError, a
+// malformed or incomplete body) has a method ResponseBody() string that
+// returns the excerpt, so that a caller can keep it out of its logs: a server
+// may echo the input texts in it.
 //
 // OpenAI is safe for concurrent use.
 type OpenAI struct {
@@ -233,10 +237,13 @@ func (e *OpenAI) embedBatch(ctx context.Context, batch []string) ([][]float32, e
 	defer resp.Body.Close()
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes))
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes+1))
+		if len(raw) > maxErrorBodyBytes {
+			raw = e.cutPartialKey(raw[:maxErrorBodyBytes])
+		}
 		se := &StatusError{
 			StatusCode: resp.StatusCode,
-			Status:     resp.Status,
+			Status:     e.scrub(resp.Status), // the reason phrase is the server's text too
 			Body:       e.snippet(raw),
 			endpoint:   e.scrub(e.shown),
 			cause:      statusCause(resp.StatusCode),
@@ -253,7 +260,8 @@ func (e *OpenAI) embedBatch(ctx context.Context, batch []string) ([][]float32, e
 	}
 	var parsed embeddingResponse
 	if err := json.Unmarshal(raw, &parsed); err != nil {
-		return nil, e.errorf(err, "malformed JSON response (%v): %s", err, e.snippet(raw))
+		body := e.snippet(raw)
+		return nil, e.quoting(body, e.errorf(err, "malformed JSON response (%v): %s", err, body))
 	}
 	return e.collect(parsed, len(batch), raw)
 }
@@ -261,7 +269,8 @@ func (e *OpenAI) embedBatch(ctx context.Context, batch []string) ([][]float32, e
 // collect checks a parsed response and orders its vectors by index.
 func (e *OpenAI) collect(parsed embeddingResponse, n int, raw []byte) ([][]float32, error) {
 	if parsed.Data == nil {
-		return nil, e.errorf(nil, "response has no \"data\" array: %s", e.snippet(raw))
+		body := e.snippet(raw)
+		return nil, e.quoting(body, e.errorf(nil, "response has no \"data\" array: %s", body))
 	}
 	if len(parsed.Data) != n {
 		return nil, e.errorf(nil, "model %s returned %d embeddings for %d inputs", e.model, len(parsed.Data), n)
@@ -316,12 +325,31 @@ func (e *OpenAI) errorf(cause error, format string, args ...any) error {
 	return &redactedError{msg: e.scrub(msg), err: cause}
 }
 
+// quoting records on err, made by errorf, the excerpt of the response body
+// its message quotes.
+func (e *OpenAI) quoting(body string, err error) error {
+	err.(*redactedError).body = body
+	return err
+}
+
 // scrub replaces every occurrence of the API key in s.
 func (e *OpenAI) scrub(s string) string {
 	if e.apiKey == "" {
 		return s
 	}
 	return strings.ReplaceAll(s, e.apiKey, redacted)
+}
+
+// cutPartialKey removes from the end of a body cut at a read limit the
+// beginning of the API key, if the cut fell inside it: scrub only recognises
+// the whole key.
+func (e *OpenAI) cutPartialKey(raw []byte) []byte {
+	for n := min(len(e.apiKey)-1, len(raw)); n > 0; n-- {
+		if bytes.HasSuffix(raw, []byte(e.apiKey[:n])) {
+			return raw[:len(raw)-n]
+		}
+	}
+	return raw
 }
 
 // snippet returns a printable excerpt of a response body of at most
@@ -353,21 +381,27 @@ func (e *OpenAI) snippet(raw []byte) string {
 }
 
 // redactedError carries a message already scrubbed of the API key and the
-// error it wraps.
+// error it wraps, and the excerpt of the response body the message quotes,
+// if any.
 type redactedError struct {
-	msg string
-	err error
+	msg  string
+	err  error
+	body string
 }
 
 func (r *redactedError) Error() string { return r.msg }
 func (r *redactedError) Unwrap() error { return r.err }
+
+// ResponseBody returns the excerpt of the server's response that the message
+// quotes, or "" (see OpenAI).
+func (r *redactedError) ResponseBody() string { return r.body }
 
 // StatusError is returned by OpenAI.Embed when the server answers with a
 // non-2xx status. Use errors.As to inspect it, e.g. to tell an invalid key
 // (401) from rate limiting (429).
 type StatusError struct {
 	StatusCode int    // e.g. 429
-	Status     string // e.g. "429 Too Many Requests"
+	Status     string // e.g. "429 Too Many Requests", the API key replaced by "[REDACTED]"
 	// Body is a printable excerpt of the response body, at most 200 code
 	// points, with the API key replaced by "[REDACTED]".
 	Body string
@@ -380,6 +414,10 @@ type StatusError struct {
 func (s *StatusError) Error() string {
 	return fmt.Sprintf("embed: openai: POST %s: HTTP %s: %s", s.endpoint, s.Status, s.Body)
 }
+
+// ResponseBody returns Body, the excerpt of the response the message quotes
+// (see OpenAI).
+func (s *StatusError) ResponseBody() string { return s.Body }
 
 // Unwrap returns ErrUnauthorized for 401 and 403, ErrRateLimited for 429, and
 // nil otherwise.

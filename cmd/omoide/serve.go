@@ -62,10 +62,12 @@ flight (an accepted write is stored before the process exits), then closes the s
 
 const defaultMaxBody = 4 << 20
 
-// serveHooks let tests learn the bound address and when shutdown began.
+// serveHooks let tests learn the bound address and when shutdown began, and
+// inspect or shorten the HTTP server's timeouts.
 type serveHooks struct {
-	ready      func(addr net.Addr) // called once listening
-	onShutdown func()              // called when shutdown has closed the listener
+	ready      func(addr net.Addr)    // called once listening
+	onShutdown func()                 // called when shutdown has closed the listener
+	server     func(srv *http.Server) // called with the configured server before it serves
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -146,6 +148,9 @@ logs message text, the token or the API key.
 	}
 	if hooks.onShutdown != nil {
 		srv.RegisterOnShutdown(hooks.onShutdown)
+	}
+	if hooks.server != nil {
+		hooks.server(srv)
 	}
 	if tok == "" && !isLoopback(ln.Addr()) {
 		logger.Warn("listening beyond loopback without a token: anyone who can reach this address can read and erase memories")
@@ -384,9 +389,38 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusServiceUnavailable, "request cancelled"
 	}
 	if status >= 500 {
-		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", err.Error())
+		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", logSafe(err))
 	}
 	writeError(w, status, msg)
+}
+
+// logSafe returns err's message for the log, without the excerpts of an
+// embedding server's response that embed's errors quote (they may echo the
+// request's texts, which the log never holds).
+func logSafe(err error) string {
+	msg := err.Error()
+	var walk func(error)
+	walk = func(e error) {
+		if q, ok := e.(interface{ ResponseBody() string }); ok {
+			if body := q.ResponseBody(); body != "" {
+				if i := strings.LastIndex(msg, ": "+body); i >= 0 {
+					msg = msg[:i] + fmt.Sprintf(": [response body not logged, %d bytes]", len(body)) + msg[i+2+len(body):]
+				}
+			}
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			if next := u.Unwrap(); next != nil {
+				walk(next)
+			}
+		case interface{ Unwrap() []error }:
+			for _, next := range u.Unwrap() {
+				walk(next)
+			}
+		}
+	}
+	walk(err)
+	return msg
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -426,6 +460,23 @@ func (s *server) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error
 	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
 		return nil, err
 	}
+	eps, err := decodeEpisodes(raw, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.mem.Add(r.Context(), eps...)
+	if err != nil {
+		return nil, err
+	}
+	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
+	return map[string]any{"ids": ids}, nil
+}
+
+// decodeEpisodes decodes and validates the body of POST /v1/episodes (one
+// JSON value, read within the body limit): a JSON array of episodes or
+// {"episodes": [...]}. now stands in for a missing occurred_at. Every error
+// is a 400 naming the problem.
+func decodeEpisodes(raw []byte, now time.Time) ([]episode.Episode, error) {
 	var inputs []episodeInput
 	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
 	case len(b) > 0 && b[0] == '[':
@@ -446,7 +497,6 @@ func (s *server) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error
 	if len(inputs) == 0 {
 		return nil, badRequest("no episodes in the body")
 	}
-	now := time.Now()
 	eps := make([]episode.Episode, len(inputs))
 	for i, in := range inputs {
 		e, err := in.episode(now)
@@ -455,12 +505,7 @@ func (s *server) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error
 		}
 		eps[i] = e
 	}
-	ids, err := s.mem.Add(r.Context(), eps...)
-	if err != nil {
-		return nil, err
-	}
-	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
-	return map[string]any{"ids": ids}, nil
+	return eps, nil
 }
 
 // rawJSON keeps a JSON value undecoded (json.RawMessage, with strict decoding
@@ -503,6 +548,22 @@ func (q retrieveRequest) request() (retriever.Request, error) {
 	return req, nil
 }
 
+// options returns base with the request's strategy and time zone, when given.
+func (q packRequest) options(base memorypack.Options) (memorypack.Options, error) {
+	var err error
+	if q.Strategy != "" {
+		if base.Strategy, err = memorypack.ParseStrategy(q.Strategy); err != nil {
+			return base, badRequest("strategy: %v", err)
+		}
+	}
+	if q.TZ != "" {
+		if base.Location, err = time.LoadLocation(q.TZ); err != nil {
+			return base, badRequest("tz %q: %v", q.TZ, err)
+		}
+	}
+	return base, nil
+}
+
 func (s *server) retrieve(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q retrieveRequest
 	if err := s.readJSON(w, r, &q); err != nil {
@@ -528,16 +589,9 @@ func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := s.mem.Pack
-	if q.Strategy != "" {
-		if opts.Strategy, err = memorypack.ParseStrategy(q.Strategy); err != nil {
-			return nil, badRequest("strategy: %v", err)
-		}
-	}
-	if q.TZ != "" {
-		if opts.Location, err = time.LoadLocation(q.TZ); err != nil {
-			return nil, badRequest("tz %q: %v", q.TZ, err)
-		}
+	opts, err := q.options(s.mem.Pack)
+	if err != nil {
+		return nil, err
 	}
 	res, err := s.mem.Retrieve(r.Context(), req)
 	if err != nil {

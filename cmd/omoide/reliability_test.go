@@ -1,0 +1,593 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/embed"
+)
+
+// runningServer is the serve subcommand running on loopback for a test.
+type runningServer struct {
+	base string
+	addr net.Addr
+	logs *syncBuffer
+	srv  *http.Server // as configured by serve, seen through the hook
+	stop func() error // cancels serve and returns its error
+}
+
+// startServe runs serve with args (plus -addr 127.0.0.1:0) until the test
+// ends; adjust, when not nil, may change the HTTP server before it serves.
+func startServe(t *testing.T, args []string, adjust func(*http.Server)) *runningServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	rs := &runningServer{logs: &syncBuffer{}}
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, append(args, "-addr", "127.0.0.1:0"), io.Discard, rs.logs, serveHooks{
+			ready: func(a net.Addr) { addrc <- a },
+			server: func(srv *http.Server) {
+				rs.srv = srv
+				if adjust != nil {
+					adjust(srv)
+				}
+			},
+		})
+	}()
+	select {
+	case rs.addr = <-addrc:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve returned before listening: %v\n%s", err, rs.logs.String())
+	case <-time.After(time.Minute):
+		cancel()
+		t.Fatal("serve did not start listening")
+	}
+	rs.base = "http://" + rs.addr.String()
+	var once sync.Once
+	var serveErr error
+	rs.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case serveErr = <-done:
+			case <-time.After(time.Minute):
+				serveErr = errors.New("serve did not return")
+			}
+		})
+		return serveErr
+	}
+	t.Cleanup(func() {
+		if err := rs.stop(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return rs
+}
+
+// postJSON posts v and decodes the JSON answer into out (when not nil).
+func postJSON(client *http.Client, url, token string, v, out any) (int, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode != 200 {
+		return resp.StatusCode, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("decoding %s: %w", raw, err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// Words of the isolation test: few, so that people share most of them.
+var (
+	isoWords = []string{"ラーメン", "味噌", "駅前", "猫", "膝", "病院", "キャンプ", "週末", "仕事", "会議", "映画", "旅行",
+		"京都", "カレー", "雨", "散歩", "ramen", "miso", "cat", "knee", "camping", "weekend", "movie", "trip"}
+	isoGlue = []string{"を食べた", "に行った", "が好き", "の話", "、", "。", " and ", " "}
+)
+
+func isoText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(isoWords[r.IntN(len(isoWords))])
+		b.WriteString(isoGlue[r.IntN(len(isoGlue))])
+	}
+	return b.String()
+}
+
+// TestServeIsolation runs the serve subcommand and, over HTTP, stores random
+// episodes of 20 people who share almost every word, then checks that no
+// /v1/retrieve hit or candidate and no /v1/pack hit or section belongs to
+// another person. Some names differ from another only by case, a trailing
+// space, Unicode normalization or a "/" (percent-encoded in DELETE paths).
+func TestServeIsolation(t *testing.T) {
+	clearEnv(t)
+	const token = "iso-token"
+	t.Setenv(envToken, token)
+	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "iso.db")}, nil)
+	users := []string{"haruka", "Haruka", "haruka ", "haru%", "haru_a", "u1", "u10", "line/U1", "line/U10", "line",
+		"ユーザー", "ﾕｰｻﾞｰ", "caf\u00e9", "cafe\u0301", "ＡＢＣ", "ABC", "مستخدم", "👩‍💻", "a\u200bb", "ab"}
+	secret := func(i int) string { return fmt.Sprintf("zq%02dqz", i) }
+	r := rand.New(rand.NewPCG(6, 21))
+	client := &http.Client{Timeout: time.Minute}
+	owner := map[int64]string{}
+	for range 20 {
+		batch := make([]map[string]any, 1+r.IntN(20))
+		for i := range batch {
+			u := r.IntN(len(users))
+			batch[i] = map[string]any{"user": users[u], "user_text": isoText(r, 2+r.IntN(4)),
+				"reply_text":  isoText(r, 1+r.IntN(2)) + " " + secret(u),
+				"occurred_at": time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r.IntN(150*24)) * time.Hour)}
+		}
+		var out struct{ IDs []int64 }
+		if _, err := postJSON(client, rs.base+"/v1/episodes", token, batch, &out); err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range out.IDs {
+			owner[id] = batch[i]["user"].(string)
+		}
+	}
+	checked, empty := 0, 0
+	const rounds = 150
+	for n := range rounds {
+		ui := r.IntN(len(users))
+		u := users[ui]
+		req := map[string]any{"user": u, "text": isoText(r, 1+r.IntN(3)), "now": "2025-11-01T00:00:00Z", "with_candidates": true}
+		if r.IntN(2) == 0 {
+			req["recent"] = []map[string]string{{"role": "user", "content": isoText(r, 3) + " " + secret(r.IntN(len(users)))}}
+		}
+		path := "/v1/retrieve"
+		if n%3 == 0 {
+			path = "/v1/pack"
+			delete(req, "with_candidates")
+			req["strategy"] = "full"
+		}
+		var out struct {
+			Section    string    `json:"section"`
+			Hits       []hitJSON `json:"hits"`
+			Candidates []hitJSON `json:"candidates"`
+		}
+		if _, err := postJSON(client, rs.base+path, token, req, &out); err != nil {
+			t.Fatalf("%s for %q: %v", path, u, err)
+		}
+		if len(out.Hits)+len(out.Candidates) == 0 {
+			empty++
+		}
+		for _, h := range append(out.Hits, out.Candidates...) {
+			checked++
+			if h.User != u || owner[h.ID] != u {
+				t.Fatalf("%s for %q returned episode %d of %q (stored for %q)", path, u, h.ID, h.User, owner[h.ID])
+			}
+		}
+		for i := range users {
+			if i != ui && strings.Contains(out.Section, secret(i)) {
+				t.Fatalf("/v1/pack for %q holds %q's word %s", u, users[i], secret(i))
+			}
+		}
+	}
+	if empty > rounds/2 {
+		t.Fatalf("%d of %d retrievals found nothing: the check is vacuous", empty, rounds)
+	}
+	// Forgetting "line" leaves "line/U1" and "line/U10" whole, and the reverse.
+	c := apiClient{t: t, base: rs.base, token: token}
+	for _, u := range []string{"line", "line/U1"} {
+		before := 0
+		for _, o := range owner {
+			if o == u {
+				before++
+			}
+		}
+		out := c.expect(200, "DELETE", "/v1/users/"+strings.ReplaceAll(u, "/", "%2F"), nil, true)
+		if out["deleted"] != float64(before) {
+			t.Errorf("forgetting %q deleted %v episodes, want %d", u, out["deleted"], before)
+		}
+	}
+	if out := c.expect(200, "GET", "/healthz", nil, false); out["consistent"] != true {
+		t.Errorf("healthz: %v", out)
+	}
+	t.Logf("%d episodes of %d people, %d requests, %d hits and candidates checked", len(owner), len(users), rounds, checked)
+}
+
+// TestServeAuth checks the bearer-token comparison's edge cases; the
+// comparison itself is crypto/subtle.ConstantTimeCompare of SHA-256 digests
+// (server.authorized), so its time does not depend on where a guess differs.
+func TestServeAuth(t *testing.T) {
+	clearEnv(t)
+	mem, err := omoide.Open(context.Background(), omoide.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	const token = "correct-horse-battery-staple"
+	h := newServer(mem, serverConfig{Token: token})
+	body := `{"user": "u", "text": "x"}`
+	for _, tc := range []struct {
+		header string
+		status int
+	}{
+		{"Bearer " + token, 200},
+		{"bearer " + token, 200}, // the scheme is case-insensitive (RFC 9110)
+		{"BEARER  " + token + " ", 200},
+		{"", 401},
+		{"Bearer", 401},
+		{"Bearer ", 401},
+		{token, 401},
+		{"Basic " + token, 401},
+		{"Bearer " + token[:len(token)-1], 401},
+		{"Bearer " + token + "x", 401},
+		{"Bearer " + strings.ToUpper(token), 401},
+		{"Bearer " + token + "\x00", 401},
+		{"Bearer " + strings.Repeat("a", 1<<16), 401},
+		{"Token " + token, 401},
+	} {
+		req := httptest.NewRequest("POST", "/v1/retrieve", strings.NewReader(body))
+		if tc.header != "" {
+			req.Header.Set("Authorization", tc.header)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Errorf("Authorization %q: status %d, want %d", clipRunes(tc.header, 40), rec.Code, tc.status)
+		}
+		if rec.Code == 401 && rec.Header().Get("WWW-Authenticate") == "" {
+			t.Errorf("401 without WWW-Authenticate")
+		}
+	}
+	// /healthz is open; every other endpoint and method is not, even unknown ones.
+	for _, p := range [][2]string{{"GET", "/healthz"}, {"DELETE", "/v1/users/u"}, {"DELETE", "/v1/episodes/1"}, {"POST", "/v1/episodes"}, {"GET", "/nothing"}, {"POST", "/v1/pack"}} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(p[0], p[1], nil))
+		if want := 401; p[1] == "/healthz" {
+			if rec.Code != 200 {
+				t.Errorf("%s %s without a token: %d, want 200", p[0], p[1], rec.Code)
+			}
+		} else if rec.Code != want {
+			t.Errorf("%s %s without a token: %d, want %d", p[0], p[1], rec.Code, want)
+		}
+	}
+}
+
+// TestServeDefaults checks serve's defaults: loopback, and every timeout of
+// the HTTP server set.
+func TestServeDefaults(t *testing.T) {
+	clearEnv(t)
+	code, _, errOut := runCLI(t, "serve", "-help")
+	if code != 0 || !strings.Contains(errOut, `(default "127.0.0.1:8765")`) {
+		t.Errorf("serve -help: exit %d, the -addr default is not loopback:\n%s", code, errOut)
+	}
+	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "d.db")}, nil)
+	srv := rs.srv
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 {
+		t.Errorf("timeouts: read header %v, read %v, write %v, idle %v; want all set",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout)
+	}
+	if srv.ReadHeaderTimeout > 30*time.Second {
+		t.Errorf("ReadHeaderTimeout %v: a slow client holds a connection that long", srv.ReadHeaderTimeout)
+	}
+	if !strings.Contains(rs.logs.String(), `auth=false`) || strings.Contains(rs.logs.String(), "beyond loopback") {
+		t.Errorf("log: %s", rs.logs.String())
+	}
+}
+
+// TestServeSlowClients shortens the server's header and body timeouts and
+// checks that clients sending their headers, or their body, a byte at a time
+// are cut off, and that the server meanwhile answers others.
+func TestServeSlowClients(t *testing.T) {
+	clearEnv(t)
+	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "s.db")}, func(srv *http.Server) {
+		srv.ReadHeaderTimeout = 300 * time.Millisecond
+		srv.ReadTimeout = 600 * time.Millisecond
+	})
+	for _, tc := range []struct {
+		name   string
+		head   string // sent at once
+		drip   string // then a byte every 50 ms
+		answer string // how the server's answer, if any, before it closes, starts
+	}{
+		{"headers", "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\n", strings.Repeat("X-Slow: aaaaaaaaaa\r\n", 100), "HTTP/1.1 400"},
+		{"body", "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+			`{"user": "u", "text": "` + strings.Repeat("a", 1000), "HTTP/1.1 400"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", rs.addr.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, tc.head); err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			closed := make(chan struct{})
+			go func() {
+				got, _ = io.ReadAll(conn) // until the server closes the connection
+				close(closed)
+			}()
+			sent := 0
+		drip:
+			for i := range len(tc.drip) {
+				select {
+				case <-closed:
+					break drip
+				case <-time.After(50 * time.Millisecond):
+				}
+				if _, err := conn.Write([]byte{tc.drip[i]}); err != nil {
+					break
+				}
+				sent++
+			}
+			select {
+			case <-closed:
+			case <-time.After(30 * time.Second): // a guard, not a timing check
+				t.Fatal("the server never closed the connection")
+			}
+			if sent == len(tc.drip) {
+				t.Fatalf("the whole slow %s (%d bytes) was accepted", tc.name, sent)
+			}
+			if len(got) > 0 && !bytes.HasPrefix(got, []byte(tc.answer)) {
+				t.Errorf("answer %q, want %q", got, tc.answer)
+			}
+			t.Logf("cut off after %d of %d bytes", sent, len(tc.drip))
+		})
+	}
+	// Meanwhile, and after, the server serves.
+	c := apiClient{t: t, base: rs.base}
+	c.expect(200, "GET", "/healthz", nil, false)
+}
+
+// TestServeBodyLimits checks that a body over -max-body is refused with 413,
+// whether it announces its length or is chunked, and that nothing of it is
+// stored.
+func TestServeBodyLimits(t *testing.T) {
+	clearEnv(t)
+	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "b.db"), "-max-body", "16KiB"}, nil)
+	big := `[{"user": "u", "user_text": "` + strings.Repeat("あ", 8<<10) + `"}]`
+	for _, chunked := range []bool{false, true} {
+		var body io.Reader = strings.NewReader(big)
+		if chunked {
+			body = io.MultiReader(body) // hides the length: Go sends it chunked
+		}
+		req, err := http.NewRequest("POST", rs.base+"/v1/episodes", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 413 || !strings.Contains(string(raw), "larger than 16384 bytes") {
+			t.Errorf("chunked=%v: status %d, %s", chunked, resp.StatusCode, raw)
+		}
+	}
+	c := apiClient{t: t, base: rs.base}
+	if out := c.expect(200, "GET", "/healthz", nil, false); out["episodes"] != 0.0 {
+		t.Errorf("healthz after refused bodies: %v", out)
+	}
+}
+
+// TestServeLogsNoSecrets runs the server with an embedder whose errors echo
+// the input text and the API key back (as some servers and proxies do), and
+// checks that the default log holds neither, nor the bearer token, nor any
+// message text, while the failures themselves are logged.
+func TestServeLogsNoSecrets(t *testing.T) {
+	clearEnv(t)
+	const (
+		token   = "tok-SENTINEL-93c1"
+		apiKey  = "sk-SENTINEL-API-KEY-5d2e"
+		userMsg = "センチネル本文テキスト"
+		reply   = "sentinel-reply-text"
+	)
+	var failing atomic.Bool
+	fake := newFakeEmbeddings(t, apiKey, "")
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !failing.Load() {
+			fake.serve(w, r)
+			return
+		}
+		raw, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error": "cannot embed %s (key %s)"}`, raw, r.Header.Get("Authorization"))
+	}))
+	defer echo.Close()
+	t.Setenv("OMOIDE_TEST_API_KEY", apiKey)
+	t.Setenv(envToken, token)
+	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "l.db"), "-embedder", "openai", "-endpoint", echo.URL + "/v1",
+		"-model", "fake-embed", "-dim", "64", "-key-env", "OMOIDE_TEST_API_KEY"}, nil)
+	c := apiClient{t: t, base: rs.base, token: token}
+	ep := []map[string]any{{"id": "s1", "user": "sentinel-user", "user_text": userMsg, "reply_text": reply}}
+	c.expect(200, "POST", "/v1/episodes", ep, true)
+	c.expect(200, "POST", "/v1/retrieve", map[string]any{"user": "sentinel-user", "text": userMsg + "？", "recent": []any{}}, true)
+	c.expect(401, "POST", "/v1/retrieve", map[string]any{"user": "sentinel-user", "text": userMsg}, false)
+	wrong := c
+	wrong.token = token + "-wrong"
+	wrong.expect(401, "POST", "/v1/retrieve", map[string]any{"user": "sentinel-user", "text": userMsg}, true)
+
+	failing.Store(true)
+	ep[0]["id"] = "s2"
+	out := c.expect(500, "POST", "/v1/episodes", ep, true)
+	if msg, _ := out["error"].(string); strings.Contains(msg, apiKey) {
+		t.Errorf("the error answered leaks the API key: %s", msg)
+	}
+	// The default preset falls back to BM25 when the embedder fails.
+	out = c.expect(200, "POST", "/v1/retrieve", map[string]any{"user": "sentinel-user", "text": userMsg + "の話", "recent": []any{}}, true)
+	if tr, _ := out["trace"].(map[string]any); tr["degraded"] == nil {
+		t.Errorf("retrieval with a failing embedder is not marked degraded: %v", out["trace"])
+	}
+	c.expect(400, "POST", "/v1/episodes", `[{"user": "u", "user_text": "`+userMsg+`", "kind": "`+userMsg+`"}]`, true)
+	if err := rs.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	log := rs.logs.String()
+	if !strings.Contains(log, "status=500") || !strings.Contains(log, "request failed") {
+		t.Errorf("the failure is not logged:\n%s", log)
+	}
+	for _, secret := range []string{token, apiKey, "SENTINEL", userMsg, "センチネル", reply} {
+		if strings.Contains(log, secret) {
+			t.Errorf("log holds %q:\n%s", secret, log)
+		}
+	}
+}
+
+// TestServeLoad drives the running server from 8 concurrent clients with
+// 2,000 requests, mixed writes and retrievals, and requires every answer to
+// be 200 and the store to be consistent after. It logs the rate and latency
+// it saw (go test -v); it asserts no speed. It takes 4-6 s on 2 vCPUs, so
+// -short skips it.
+func TestServeLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 requests")
+	}
+	clearEnv(t)
+	const (
+		token    = "load-token"
+		clients  = 8
+		requests = 2000
+	)
+	t.Setenv(envToken, token)
+	db := filepath.Join(t.TempDir(), "load.db")
+	rs := startServe(t, []string{"-db", db}, nil)
+	transport := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport, Timeout: time.Minute}
+
+	var next atomic.Int64
+	var added atomic.Int64
+	latencies := make([][]time.Duration, clients)
+	errs := make(chan error, clients)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for g := range clients {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for {
+				n := next.Add(1)
+				if n > requests {
+					return
+				}
+				user := fmt.Sprintf("user%d", r.IntN(16))
+				var url string
+				var body any
+				if n%5 < 2 { // 40 % writes of 1-4 episodes
+					eps := make([]map[string]any, 1+r.IntN(4))
+					for i := range eps {
+						eps[i] = map[string]any{"id": fmt.Sprintf("g%d-%d-%d", g, n, i), "user": user, "user_text": isoText(r, 3), "reply_text": isoText(r, 1),
+							"occurred_at": time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Minute)}
+					}
+					url, body = rs.base+"/v1/episodes", eps
+					added.Add(int64(len(eps)))
+				} else {
+					url, body = rs.base+"/v1/retrieve", map[string]any{"user": user, "text": isoText(r, 2), "now": "2025-10-01T00:00:00Z"}
+				}
+				t0 := time.Now()
+				if _, err := postJSON(client, url, token, body, nil); err != nil {
+					errs <- fmt.Errorf("request %d: %w", n, err)
+					return
+				}
+				latencies[g] = append(latencies[g], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	all := slices.Concat(latencies...)
+	if len(all) != requests {
+		t.Fatalf("%d of %d requests succeeded", len(all), requests)
+	}
+	slices.Sort(all)
+	pct := func(p float64) time.Duration { return all[min(len(all)-1, int(p*float64(len(all))))] }
+	c := apiClient{t: t, base: rs.base}
+	if out := c.expect(200, "GET", "/healthz", nil, false); out["episodes"] != float64(added.Load()) || out["consistent"] != true {
+		t.Errorf("healthz after the load: %v, want %d episodes", out, added.Load())
+	}
+	t.Logf("%d requests (40%% writes, %d episodes) from %d clients in %v: %.0f req/s, p50 %v, p99 %v, max %v",
+		requests, added.Load(), clients, elapsed.Round(time.Millisecond), float64(requests)/elapsed.Seconds(),
+		pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), all[len(all)-1].Round(10*time.Microsecond))
+}
+
+// TestLogSafe checks that every embed error quoting an echoing server's
+// response loses the excerpt in the log line, however it is wrapped, and
+// keeps the rest.
+func TestLogSafe(t *testing.T) {
+	const text = "ログに残らないはずの本文"
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   string
+	}{
+		{"status", 400, `{"error": "cannot embed %s"}`, "HTTP 400 Bad Request: [response body not logged, "},
+		{"malformed", 200, `{"data": [%s`, "malformed JSON response (invalid character "},
+		{"no data", 200, `{"error": "%s"}`, `response has no "data" array: [response body not logged, `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var req struct{ Input []string }
+				json.NewDecoder(r.Body).Decode(&req)
+				w.WriteHeader(tc.status)
+				fmt.Fprintf(w, tc.body, strings.Join(req.Input, " "))
+			}))
+			defer srv.Close()
+			e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL, Model: "m", Dim: 4, BatchSize: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.Embed(context.Background(), []string{text, text})
+			if err == nil || !strings.Contains(err.Error(), text) {
+				t.Fatalf("the embed error does not quote the body: %v", err)
+			}
+			for _, wrapped := range []error{err, fmt.Errorf("episode store: add: %w", err), errors.Join(errors.New("other"), fmt.Errorf("retriever: %w", err))} {
+				got := logSafe(wrapped)
+				if strings.Contains(got, text) || !strings.Contains(got, tc.want) || !strings.Contains(got, "not logged, ") || !strings.Contains(got, "(texts 0..0 of 2)") {
+					t.Errorf("logSafe(%q) = %q", wrapped, got)
+				}
+			}
+		})
+	}
+	if got := logSafe(errors.New("database is locked")); got != "database is locked" {
+		t.Errorf("logSafe changed an error without a body: %q", got)
+	}
+}
