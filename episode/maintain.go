@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 
 	"github.com/omoide/omoide/embed"
@@ -118,25 +119,34 @@ func episodesAfter(ctx context.Context, tx *sql.Tx, after int64, n int) ([]Episo
 // CheckReport is what Check found. A healthy store has no Problems.
 type CheckReport struct {
 	Stats
-	MissingFTS     []int64  // episodes without an FTS row
-	MissingVector  []int64  // episodes without a vector
-	OrphanFTS      []int64  // FTS rows without an episode
-	OrphanVector   []int64  // vectors without an episode
-	WrongPartition []int64  // vectors filed under another user than their episode's
-	Problems       []string // one line per problem, empty when healthy
+	Recorded         Meta     // the schema version, embedder identity and analyzer the store records
+	VectorDim        int      // the dimension the vector table was created with
+	MissingFTS       []int64  // episodes without an FTS row
+	MissingVector    []int64  // episodes without a vector
+	MissingQuantized []int64  // episodes without a quantized vector of the store's dimension
+	OrphanFTS        []int64  // FTS rows without an episode
+	OrphanVector     []int64  // vectors without an episode
+	WrongPartition   []int64  // vectors filed under another user than their episode's
+	Problems         []string // one line per problem, empty when healthy
 }
 
 // maxListed bounds the ids a CheckReport lists per kind of problem.
 const maxListed = 100
 
-// Check verifies that the episodes, FTS and vector tables agree row for row,
-// that every vector sits in its episode's user partition, and that SQLite's
+// Check verifies that the store records the embedder identity and analyzer
+// it was opened with and that the vector table has the recorded dimension;
+// that the episodes, FTS and vector tables agree row for row, every episode
+// has its quantized vector and every vector sits in its episode's user
+// partition; that the per-person episode counts are right; and that SQLite's
 // own integrity check passes. It reads only.
 func (s *Store) Check(ctx context.Context, path string) (CheckReport, error) {
 	var r CheckReport
 	var err error
 	if r.Stats, err = s.Stats(ctx, path); err != nil {
 		return r, err
+	}
+	if err := s.checkIdentity(ctx, &r); err != nil {
+		return r, fmt.Errorf("episode store: check identity: %w", err)
 	}
 	queries := []struct {
 		dst  *[]int64
@@ -145,6 +155,8 @@ func (s *Store) Check(ctx context.Context, path string) (CheckReport, error) {
 	}{
 		{&r.MissingFTS, "episodes without an FTS row", `SELECT e.id FROM episodes e LEFT JOIN episodes_fts f ON f.rowid = e.id WHERE f.rowid IS NULL ORDER BY e.id`},
 		{&r.MissingVector, "episodes without a vector", `SELECT e.id FROM episodes e WHERE NOT EXISTS (SELECT 1 FROM episodes_vec v WHERE v.episode_id = e.id) ORDER BY e.id`},
+		{&r.MissingQuantized, "episodes without a quantized vector of the store's dimension",
+			`SELECT id FROM episodes WHERE vq IS NULL OR length(vq) != ` + strconv.Itoa(len(vecindex.Quantize(make([]float32, s.dim)))) + ` ORDER BY id`},
 		{&r.OrphanFTS, "FTS rows without an episode", `SELECT f.rowid FROM episodes_fts f LEFT JOIN episodes e ON e.id = f.rowid WHERE e.id IS NULL ORDER BY f.rowid`},
 		{&r.OrphanVector, "vectors without an episode", `SELECT v.episode_id FROM episodes_vec v LEFT JOIN episodes e ON e.id = v.episode_id WHERE e.id IS NULL ORDER BY v.episode_id`},
 		{&r.WrongPartition, "vectors in another user's partition", `SELECT v.episode_id FROM episodes_vec v JOIN episodes e ON e.id = v.episode_id WHERE v.user != e.user ORDER BY v.episode_id`},
@@ -158,6 +170,15 @@ func (s *Store) Check(ctx context.Context, path string) (CheckReport, error) {
 		if n > 0 {
 			r.Problems = append(r.Problems, fmt.Sprintf("%d %s", n, q.what))
 		}
+	}
+	var miscounted int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM
+		(SELECT user, count(*) AS n FROM episodes GROUP BY user) e FULL JOIN partitions p ON p.user = e.user
+		WHERE coalesce(e.n, 0) != coalesce(p.episodes, -1)`).Scan(&miscounted); err != nil {
+		return r, fmt.Errorf("episode store: check partition counts: %w", err)
+	}
+	if miscounted > 0 {
+		r.Problems = append(r.Problems, fmt.Sprintf("%d people whose episode count in the partitions table is wrong", miscounted))
 	}
 	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
 	if err != nil {
@@ -175,6 +196,60 @@ func (s *Store) Check(ctx context.Context, path string) (CheckReport, error) {
 	}
 	return r, rows.Err()
 }
+
+// checkIdentity reads the identity the store records and the dimension of
+// its vector table into r, and adds a problem for each disagreement with the
+// embedder and analyzer s was opened with.
+func (s *Store) checkIdentity(ctx context.Context, r *CheckReport) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT key, value FROM meta`)
+	if err != nil {
+		return err
+	}
+	meta := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		meta[k] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&r.Recorded.SchemaVersion); err != nil {
+		return err
+	}
+	r.Recorded.Embedder.Name, r.Recorded.Analyzer = meta[metaEmbedderName], meta[metaAnalyzer]
+	dim, dimErr := strconv.Atoi(meta[metaEmbedderDim])
+	r.Recorded.Embedder.Dim = dim
+	switch id := s.embedder.Identity(); {
+	case r.Recorded.Embedder.Name == "" || dimErr != nil || dim <= 0:
+		r.Problems = append(r.Problems, fmt.Sprintf("embedder identity not recorded (name %q, dimension %q)", meta[metaEmbedderName], meta[metaEmbedderDim]))
+	case r.Recorded.Embedder != id:
+		r.Problems = append(r.Problems, fmt.Sprintf("the store records embedder %s, but is open with %s", r.Recorded.Embedder, id))
+	}
+	if r.Recorded.Analyzer != s.analyzer.Name() {
+		r.Problems = append(r.Problems, fmt.Sprintf("the store records analyzer %q, but is open with %q", r.Recorded.Analyzer, s.analyzer.Name()))
+	}
+	if r.Recorded.SchemaVersion != SchemaVersion {
+		r.Problems = append(r.Problems, fmt.Sprintf("schema version %d, want %d", r.Recorded.SchemaVersion, SchemaVersion))
+	}
+	var table string
+	if err := s.db.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = 'episodes_vec'`).Scan(&table); err != nil {
+		return fmt.Errorf("vector table: %w", err)
+	}
+	if m := vecDimRE.FindStringSubmatch(table); m != nil {
+		r.VectorDim, _ = strconv.Atoi(m[1])
+	}
+	if r.VectorDim != s.dim {
+		r.Problems = append(r.Problems, fmt.Sprintf("the vector table holds %d-dimension vectors, the embedder %s makes %d", r.VectorDim, s.embedder.Identity(), s.dim))
+	}
+	return nil
+}
+
+var vecDimRE = regexp.MustCompile(`\bembedding\s+float\[(\d+)\]`)
 
 // listIDs returns up to maxListed ids of a query and how many it returned.
 func listIDs(ctx context.Context, db *sql.DB, query string) ([]int64, int, error) {
@@ -218,14 +293,21 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, total int)) (in
 	return done, nil
 }
 
-// rebuild re-creates the vector index with s's embedder and dimension and,
-// with fts, the FTS rows with s's analyzer, for every episode, inside tx.
+// rebuild re-creates the vector index (and the quantized vectors and the
+// per-person counts) with s's embedder and dimension and, with fts, the FTS
+// rows with s's analyzer, for every episode, inside tx.
 func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, progress func(done, total int)) (int, error) {
 	var total int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&total); err != nil {
 		return 0, err
 	}
-	stmts := []string{`DROP TABLE episodes_vec`, vecTableSQL(s.dim)}
+	stmts := []string{`DROP TABLE episodes_vec`, vecTableSQL(s.dim),
+		// The per-person counts, in case they were changed behind the
+		// triggers' back; a new generation makes in-memory indexes reload.
+		`INSERT INTO partitions (user, gen, episodes) SELECT user, 1, count(*) FROM episodes WHERE true GROUP BY user
+			ON CONFLICT (user) DO UPDATE SET gen = gen + 1, episodes = excluded.episodes`,
+		`UPDATE partitions SET gen = gen + 1, episodes = 0 WHERE episodes != 0 AND user NOT IN (SELECT user FROM episodes)`,
+	}
 	if fts {
 		stmts = append(stmts, `DELETE FROM episodes_fts`)
 	}
