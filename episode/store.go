@@ -251,6 +251,9 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		ids[i] = id
 		added++
 		fresh = append(fresh, indexed{id: id, user: e.User, attrs: attrsOf(e), code: codes[j]})
+		if testHookInTx != nil {
+			testHookInTx(j)
+		}
 	}
 	gens, err := partitionGens(ctx, tx, fresh)
 	if err != nil {
@@ -263,6 +266,11 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	s.parts.added(fresh, gens)
 	return ids, nil
 }
+
+// testHookInTx, when a test sets it, is called inside Add's transaction after
+// the rows of the j-th new episode are written (the crash test kills the
+// process there).
+var testHookInTx func(j int)
 
 const insertVectorSQL = `INSERT INTO episodes_vec
 	(episode_id, user, embedding, occurred_at, kind, state, sensitivity) VALUES (?, ?, ?, ?, ?, ?, ?)`
