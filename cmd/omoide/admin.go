@@ -227,10 +227,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("check", stderr)
 	sc := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	setUsage(fs, "omoide check [-json]", `Check verifies that the episodes, the text index and the vector index agree row for row, that
-every vector sits in its person's partition, that the embedder identity is recorded, and that
-SQLite's integrity check passes. It only reads. Exit status 1 when it finds a problem; "omoide
-reindex" rebuilds both indexes from the episodes.
+	setUsage(fs, "omoide check [-json]", `Check verifies that the store records its embedder identity and analyzer and that the vector
+index has the recorded dimension; that the episodes, the text index and the vector index agree
+row for row, every episode has its quantized vector and every vector sits in its person's
+partition; that the per-person counts are right; and that SQLite's integrity check passes. It
+only reads. Exit status 1 when it finds a problem; "omoide reindex" rebuilds both indexes from
+the episodes.
 
 `)
 	if err := parse(fs, args); err != nil {
@@ -250,8 +252,8 @@ reindex" rebuilds both indexes from the episodes.
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "store      %s\nembedder   %s\nanalyzer   %s\nepisodes   %d (fts %d, vectors %d)\n",
-			sc.db, r.Embedder, r.Analyzer, r.Episodes, r.FTSRows, r.VectorRows)
+		fmt.Fprintf(stdout, "store      %s\nembedder   %s (vector table: %d dimensions)\nanalyzer   %s\nepisodes   %d (fts %d, vectors %d)\n",
+			sc.db, r.Recorded.Embedder, r.VectorDim, r.Recorded.Analyzer, r.Episodes, r.FTSRows, r.VectorRows)
 		for _, p := range r.Problems {
 			fmt.Fprintf(stdout, "problem    %s\n", p)
 		}

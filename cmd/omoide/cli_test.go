@@ -552,4 +552,40 @@ func TestCheckAndReindex(t *testing.T) {
 	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "the three tables agree") {
 		t.Fatalf("check after reindex: %q", out)
 	}
+
+	// The recorded identity: a dimension that is not the vector table's is
+	// found (reindex with that dimension rebuilds the table), a missing one
+	// fails the check.
+	setMeta := func(key, value string) {
+		t.Helper()
+		id, err := recordedIdentity(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := episode.Open(context.Background(), db, episode.Options{Embedder: noEmbedder{id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		if _, err := store.DB().Exec(`UPDATE meta SET value = ? WHERE key = ?`, value, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setMeta("embedder_dim", "32")
+	code, out, errOut = runCLI(t, "check", "-db", db)
+	if code != 1 || !strings.Contains(out, "embedder   hash-v1+w/32 (vector table: 256 dimensions)") ||
+		!strings.Contains(out, "the vector table holds 256-dimension vectors, the embedder hash-v1+w/32 makes 32") ||
+		!strings.Contains(out, "5 episodes without a quantized vector") {
+		t.Fatalf("check of a store recording 32 dimensions over 256: exit %d, %q, %q", code, out, errOut)
+	}
+	if out := mustRun(t, "reindex", "-db", db, "-dim", "32"); !strings.Contains(out, "reindexed 5 episodes") {
+		t.Fatalf("reindex -dim 32: %q", out)
+	}
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "the three tables agree") || !strings.Contains(out, "(vector table: 32 dimensions)") {
+		t.Fatalf("check after reindex -dim 32: %q", out)
+	}
+	setMeta("embedder_name", "")
+	if code, out, errOut := runCLI(t, "check", "-db", db, "-dim", "32"); code != 1 || !strings.Contains(errOut, "embedder or analyzer not recorded") {
+		t.Fatalf("check of a store without its embedder name: exit %d, %q, %q", code, out, errOut)
+	}
 }
