@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -21,6 +24,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/episode"
 )
 
 // runningServer is the serve subcommand running on loopback for a test.
@@ -284,6 +288,54 @@ func TestServeAuth(t *testing.T) {
 	}
 }
 
+// TestServeAuthConstantTime checks, in the source, that server.authorized
+// compares the token with crypto/subtle.ConstantTimeCompare over SHA-256
+// digests and never with == or a bytes/strings comparison whose time depends
+// on where a guess differs (a timing test would be flaky; this fails the
+// moment the comparison is rewritten).
+func TestServeAuthConstantTime(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "serve.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fn *ast.FuncDecl
+	for _, d := range f.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && d.Name.Name == "authorized" {
+			fn = d
+		}
+	}
+	if fn == nil {
+		t.Fatal("serve.go has no func authorized")
+	}
+	calls := map[string]bool{}
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if pkg, ok := sel.X.(*ast.Ident); ok {
+					calls[pkg.Name+"."+sel.Sel.Name] = true
+				}
+			}
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				if lit, ok := n.Y.(*ast.BasicLit); !ok || lit.Value != "1" { // ConstantTimeCompare(...) == 1
+					t.Errorf("authorized compares with %s at %v", n.Op, fset.Position(n.Pos()))
+				}
+			}
+		}
+		return true
+	})
+	if !calls["subtle.ConstantTimeCompare"] || !calls["sha256.Sum256"] {
+		t.Errorf("authorized calls %v; want subtle.ConstantTimeCompare over sha256.Sum256 digests", calls)
+	}
+	for _, bad := range []string{"bytes.Equal", "strings.Compare", "bytes.Compare"} {
+		if calls[bad] {
+			t.Errorf("authorized calls %s", bad)
+		}
+	}
+}
+
 // TestServeDefaults checks serve's defaults: loopback, and every timeout of
 // the HTTP server set.
 func TestServeDefaults(t *testing.T) {
@@ -372,31 +424,41 @@ func TestServeSlowClients(t *testing.T) {
 	c.expect(200, "GET", "/healthz", nil, false)
 }
 
-// TestServeBodyLimits checks that a body over -max-body is refused with 413,
-// whether it announces its length or is chunked, and that nothing of it is
-// stored.
+// TestServeBodyLimits checks that a body over -max-body is refused with 413
+// on every endpoint that reads one, whether it announces its length or is
+// chunked, and that nothing of it is stored; a body just under the limit is
+// served.
 func TestServeBodyLimits(t *testing.T) {
 	clearEnv(t)
 	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "b.db"), "-max-body", "16KiB"}, nil)
-	big := `[{"user": "u", "user_text": "` + strings.Repeat("あ", 8<<10) + `"}]`
-	for _, chunked := range []bool{false, true} {
-		var body io.Reader = strings.NewReader(big)
-		if chunked {
-			body = io.MultiReader(body) // hides the length: Go sends it chunked
+	bodies := map[string]string{
+		"/v1/episodes": `[{"user": "u", "user_text": "` + strings.Repeat("あ", 8<<10) + `"}]`,
+		"/v1/retrieve": `{"user": "u", "text": "x", "recent": [{"role": "user", "content": "` + strings.Repeat("a", 16<<10) + `"}]}`,
+		"/v1/pack":     `{"user": "u", "text": "` + strings.Repeat("い", 6<<10) + `"}`,
+	}
+	for path, big := range bodies {
+		for _, chunked := range []bool{false, true} {
+			var body io.Reader = strings.NewReader(big)
+			if chunked {
+				body = io.MultiReader(body) // hides the length: Go sends it chunked
+			}
+			req, err := http.NewRequest("POST", rs.base+path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 413 || !strings.Contains(string(raw), "larger than 16384 bytes") {
+				t.Errorf("%s, chunked=%v: status %d, %s", path, chunked, resp.StatusCode, raw)
+			}
 		}
-		req, err := http.NewRequest("POST", rs.base+"/v1/episodes", body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 413 || !strings.Contains(string(raw), "larger than 16384 bytes") {
-			t.Errorf("chunked=%v: status %d, %s", chunked, resp.StatusCode, raw)
-		}
+	}
+	if code, err := postJSON(http.DefaultClient, rs.base+"/v1/retrieve", "", map[string]any{"user": "u", "text": strings.Repeat("a", 15<<10)}, nil); err != nil {
+		t.Errorf("a body under the limit: %d, %v", code, err)
 	}
 	c := apiClient{t: t, base: rs.base}
 	if out := c.expect(200, "GET", "/healthz", nil, false); out["episodes"] != 0.0 {
@@ -446,6 +508,9 @@ func TestServeLogsNoSecrets(t *testing.T) {
 	out := c.expect(500, "POST", "/v1/episodes", ep, true)
 	if msg, _ := out["error"].(string); strings.Contains(msg, apiKey) {
 		t.Errorf("the error answered leaks the API key: %s", msg)
+	}
+	if out := c.expect(200, "GET", "/healthz", nil, false); out["episodes"] != 1.0 || out["vector_rows"] != 1.0 || out["consistent"] != true {
+		t.Errorf("healthz after the failed write: %v, want the one episode stored before", out)
 	}
 	// The default preset falls back to BM25 when the embedder fails.
 	out = c.expect(200, "POST", "/v1/retrieve", map[string]any{"user": "sentinel-user", "text": userMsg + "の話", "recent": []any{}}, true)
@@ -589,5 +654,87 @@ func TestLogSafe(t *testing.T) {
 	}
 	if got := logSafe(errors.New("database is locked")); got != "database is locked" {
 		t.Errorf("logSafe changed an error without a body: %q", got)
+	}
+}
+
+// TestFailingEmbedderIngestAndReembed runs ingest and reembed against an
+// OpenAI-compatible endpoint that fails (HTTP 500) on one episode's text.
+// Ingest stops with the error; the batches before it are stored whole, and
+// no episode is left without its vector. Episodes that lost their vectors
+// (as an older store or a repair by hand could leave them) are completed by
+// reembed, which, while the endpoint fails, changes nothing (the store keeps
+// its embedder and vectors) and, once it answers, gives every episode its
+// vector; after each step omoide check tells the truth.
+func TestFailingEmbedderIngestAndReembed(t *testing.T) {
+	clearEnv(t)
+	const apiKey = "sk-test-failing-1234"
+	var failing atomic.Bool
+	fake := newFakeEmbeddings(t, apiKey, "")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if failing.Load() && strings.Contains(string(raw), "猫のこむぎ") {
+			http.Error(w, `{"error": {"message": "model crashed"}}`, http.StatusInternalServerError)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		fake.serve(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("OMOIDE_TEST_API_KEY", apiKey)
+	openai := []string{"-embedder", "openai", "-endpoint", srv.URL + "/v1", "-model", "fake-embed", "-dim", "64", "-key-env", "OMOIDE_TEST_API_KEY"}
+	dir := t.TempDir()
+	jsonl := writeFile(t, dir, "e.jsonl", testEpisodes)
+
+	// Ingest in batches of 2: the second batch (haruka:r3, the cat) fails.
+	db := filepath.Join(dir, "ingest.db")
+	failing.Store(true)
+	code, out, errOut := runCLI(t, append([]string{"ingest", "-db", db, "-batch", "2", jsonl}, openai...)...)
+	if code != 1 || !strings.Contains(errOut, "HTTP 500") || !strings.Contains(out, "2 added") {
+		t.Fatalf("ingest with a failing embedder: exit %d, %q, %q", code, out, errOut)
+	}
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "episodes   2 (fts 2, vectors 2)") {
+		t.Fatalf("check after the failed ingest: %q", out)
+	}
+	failing.Store(false)
+	if out := mustRun(t, append([]string{"ingest", "-db", db, "-batch", "2", jsonl}, openai...)...); !strings.Contains(out, "3 added, 2 already present") {
+		t.Fatalf("ingest again: %q", out)
+	}
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "episodes   5 (fts 5, vectors 5)") {
+		t.Fatalf("check after the second ingest: %q", out)
+	}
+
+	// A hash store with two episodes that lost their vectors.
+	db, _ = newTestStore(t)
+	store, err := episode.Open(context.Background(), db, episode.Options{Embedder: omoide.DefaultEmbedder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DB().Exec(`DELETE FROM episodes_vec WHERE episode_id IN (SELECT id FROM episodes ORDER BY id LIMIT 2)`); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	if code, out, _ := runCLI(t, "check", "-db", db); code != 1 || !strings.Contains(out, "2 episodes without a vector") {
+		t.Fatalf("check of the store without two vectors: exit %d, %q", code, out)
+	}
+	failing.Store(true)
+	code, out, errOut = runCLI(t, append([]string{"reembed", "-db", db, "-batch", "2"}, openai...)...)
+	if code != 1 || !strings.Contains(errOut, "HTTP 500") || strings.Contains(errOut, apiKey) {
+		t.Fatalf("reembed with a failing embedder: exit %d, %q, %q", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "check", "-db", db)
+	if code != 1 || !strings.Contains(out, "embedder   hash-v1+w/256 (vector table: 256 dimensions)") || !strings.Contains(out, "2 episodes without a vector") {
+		t.Fatalf("check after the failed reembed: exit %d, %q", code, out)
+	}
+	failing.Store(false)
+	if out := mustRun(t, append([]string{"reembed", "-db", db, "-batch", "2"}, openai...)...); !strings.Contains(out, "re-embedded 5 episodes") {
+		t.Fatalf("reembed: %q", out)
+	}
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "embedder   openai:fake-embed/64 (vector table: 64 dimensions)") ||
+		!strings.Contains(out, "episodes   5 (fts 5, vectors 5)") || !strings.Contains(out, "the three tables agree") {
+		t.Fatalf("check after reembed: %q", out)
+	}
+	out = mustRun(t, append([]string{"retrieve", "-db", db, "-user", "haruka", "-now", testNow, "-no-context", "猫のこむぎ"}, openai...)...)
+	if !strings.Contains(out, "haruka:r3") {
+		t.Errorf("retrieve after reembed:\n%s", out)
 	}
 }
