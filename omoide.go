@@ -57,7 +57,7 @@ func DefaultEmbedder() embed.Embedder {
 func PresetOptions(preset string) (retriever.Options, tokenize.Analyzer, error) {
 	switch preset {
 	case "", PresetDefault:
-		return retriever.DefaultOptions(), tokenize.Kagome(), nil
+		return retriever.DefaultOptions(), tokenize.KagomeSnowball(), nil
 	case PresetReference:
 		return retriever.ReferenceOptions(), tokenize.Raw(), nil
 	}

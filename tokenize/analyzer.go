@@ -8,8 +8,10 @@
 // a query, which MatchQuery quotes into an FTS5 expression that no user text can
 // turn into FTS5 syntax.
 //
-// Three analyzers exist: "kagome" (the default: morphological segmentation with
-// the IPA dictionary, base forms), "bigram" (overlapping character bigrams of
+// Four analyzers exist: "kagome+snowball" (the default: morphological
+// segmentation with the IPA dictionary, base forms, English words stemmed),
+// "kagome" (the same without stemming, the default of stores built before
+// it), "bigram" (overlapping character bigrams of
 // CJK runs) and "raw" (the reference design's untouched text). ByName returns
 // one by the name a store recorded; DefaultAnalyzer names the default. Kagome
 // loads its dictionary (about 0.8 s, 90 MB) on first use, or when Warm is

@@ -78,6 +78,24 @@ func TestBigramIndex(t *testing.T) {
 	}
 }
 
+func TestKagomeSnowballTerms(t *testing.T) {
+	checkTerms(t, KagomeSnowball(), []termsCase{
+		{"inflections share a stem", "Painting paints, painted", []string{"paint"}},
+		{"question words", "What did Caroline research?", []string{"what", "did", "carolin", "research"}},
+		{"Japanese as under Kagome", "昨日ラーメンを食べた", []string{"昨日", "ラーメン", "食べる"}},
+		{"mixed scripts", "iPhoneを買ったreviews", []string{"iphon", "買う", "review"}},
+		{"short words and digits kept", "I am 42 and running2", []string{"i", "am", "42", "and", "running2"}},
+		{"non-ASCII Latin kept", "cafés naïve", []string{"cafés", "naïve"}},
+	})
+	// The index and the query agree, so an inflected query finds the stem.
+	if got, want := KagomeSnowball().Index("She reminds me"), "she remind me"; got != want {
+		t.Errorf("Index = %q, want %q", got, want)
+	}
+	if got := Kagome().Terms("painting"); !slices.Equal(got, []string{"painting"}) {
+		t.Errorf("Kagome (unstemmed) Terms = %q, want [painting]", got)
+	}
+}
+
 func TestKagomeTerms(t *testing.T) {
 	checkTerms(t, Kagome(), []termsCase{
 		{"sentence: base forms, particles and auxiliaries dropped", "昨日ラーメンを食べた", []string{"昨日", "ラーメン", "食べる"}},
@@ -221,7 +239,8 @@ func TestByName(t *testing.T) {
 		{"bigram", "bigram"},
 		{"raw", "raw"},
 		{"unicode61-raw", "raw"},
-		{DefaultAnalyzer, "kagome"},
+		{"kagome+snowball", "kagome+snowball"},
+		{DefaultAnalyzer, "kagome+snowball"},
 	}
 	for _, tt := range tests {
 		a, err := ByName(tt.name)

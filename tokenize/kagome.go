@@ -14,6 +14,9 @@ import (
 // KagomeName is the Name of the Kagome analyzer.
 const KagomeName = "kagome"
 
+// KagomeSnowballName is the Name of the KagomeSnowball analyzer.
+const KagomeSnowballName = "kagome+snowball"
+
 // kagomeMode is the kagome segmentation mode of the Kagome analyzer.
 //
 // Search, not Normal: Search mode penalizes long all-kanji words, so compound
@@ -78,6 +81,7 @@ func Warm() error {
 // kagomeAnalyzer segments Japanese with kagome and the IPA dictionary.
 type kagomeAnalyzer struct {
 	mode tokenizer.TokenizeMode
+	stem bool // English words become their Snowball stems
 }
 
 // Kagome returns the default analyzer. It is safe for concurrent use, and all
@@ -102,8 +106,22 @@ type kagomeAnalyzer struct {
 // one term, as under Raw, and Warm reports the error.
 func Kagome() Analyzer { return kagomeAnalyzer{mode: kagomeMode} }
 
-// Name returns "kagome".
-func (kagomeAnalyzer) Name() string { return KagomeName }
+// KagomeSnowball returns the default analyzer: Kagome, with one more filter
+// step for English: a word of ASCII letters becomes its English Snowball
+// (Porter2) stem, so that "painting", "painted" and "paints" are one term
+// ("paint"). Words of other scripts, and Japanese, are as under Kagome.
+// Measured on locomo-dev (English), BM25 alone: single-hop Recall@5
+// 0.675 → 0.696, multi-hop 0.180 → 0.233, temporal 0.607 → 0.639
+// (docs/quality.md).
+func KagomeSnowball() Analyzer { return kagomeAnalyzer{mode: kagomeMode, stem: true} }
+
+// Name returns "kagome", or "kagome+snowball" when English words are stemmed.
+func (a kagomeAnalyzer) Name() string {
+	if a.stem {
+		return KagomeSnowballName
+	}
+	return KagomeName
+}
 
 // Warm loads the dictionary now (see Warm); a store calls it when it opens.
 func (kagomeAnalyzer) Warm() error { return Warm() }
@@ -126,6 +144,9 @@ func (a kagomeAnalyzer) Terms(text string) []string {
 func (a kagomeAnalyzer) analyze(text string, c *collector) {
 	scriptRuns(normalize(text), func(kind runKind, run string) {
 		if kind != runCJK {
+			if a.stem {
+				run = stemEnglish(run)
+			}
 			c.add(run)
 			return
 		}
