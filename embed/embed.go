@@ -27,6 +27,19 @@ type Identity struct {
 // String returns "name/dim".
 func (id Identity) String() string { return fmt.Sprintf("%s/%d", id.Name, id.Dim) }
 
+// Lexical is implemented by embedders whose vectors encode the words and
+// characters of a text, not its meaning (Hash). A retriever weighs their
+// vector search below BM25, whose evidence they repeat without its IDF.
+type Lexical interface {
+	Lexical() bool
+}
+
+// IsLexical reports whether e says it is lexical.
+func IsLexical(e Embedder) bool {
+	l, ok := e.(Lexical)
+	return ok && l.Lexical()
+}
+
 // Embedder embeds texts in one batched call. Implementations must be safe for
 // concurrent use, return exactly one vector of Identity().Dim values per input
 // text, in order, and honour ctx cancellation.

@@ -118,6 +118,9 @@ func NewHash(opts HashOptions) (*Hash, error) {
 // function is set.
 func (h *Hash) Identity() Identity { return h.id }
 
+// Lexical reports true: Hash vectors are bags of character n-grams and words.
+func (h *Hash) Lexical() bool { return true }
+
 // Embed returns one L2-normalised vector of Dim values per text, in order. It
 // returns an error only when ctx is done (checked before every text) or h is
 // a zero-value Hash not made by NewHash.

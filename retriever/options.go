@@ -34,6 +34,15 @@ const (
 	// conversations (testdata/ja), so the gate stays at 0.30. The hash
 	// embedder's cosine adds nothing on top (MinCosine off).
 	DefaultMinCoverage = 0.30
+	// DefaultLexicalKNNWeight is the fusion weight of a lexical embedder's
+	// vector lists when Options.KNNWeight is 0. The hash embedder's vectors
+	// are bags of n-grams without IDF: at equal weight they push BM25's
+	// good rankings down (cmd/bench eval, default preset, hash embedder,
+	// Recall@5 at weight 1 → 0.1: jsquad-ja-dev 0.944 → 0.965, sui-ja-dev
+	// written-reply 0.617 → 0.752, locomo-dev single-hop 0.578 → 0.663;
+	// docs/quality.md). At 0.1 they still add candidates BM25 misses and break
+	// its ties.
+	DefaultLexicalKNNWeight = 0.1
 	// ContextSeparator joins the recent conversation and the message into Q2.
 	ContextSeparator = "\n---\n"
 )
@@ -95,6 +104,12 @@ type Options struct {
 	// its rarest terms while their document frequencies sum to at most this
 	// (the rarest always stays). 0 keeps every term, as the reference does.
 	MaxMatchRows int
+	// KNNWeight is the weight of the vector lists in the fusion, BM25's
+	// being 1: each adds KNNWeight/(RRFK + rank). 0 means: 1 (the
+	// reference's equal weights) for a semantic embedder, and
+	// DefaultLexicalKNNWeight for one that is lexical (embed.IsLexical, the
+	// hash embedder). Disable the arm with KNNK = 0.
+	KNNWeight float64
 	// Gate admits a candidate only on absolute evidence (the reference's
 	// high threshold can never say no: its top candidate always has
 	// rrf_norm 1). The zero Gate admits everything.
@@ -159,6 +174,7 @@ func ReferenceOptions() Options {
 		UserLabel:       "User",
 		AssistantLabel:  "Persona",
 		Rerank:          rerank.DefaultOptions(),
+		KNNWeight:       1,
 	}
 }
 
@@ -182,5 +198,6 @@ func DefaultOptions() Options {
 	o.MaxMatchRows = DefaultMaxMatchRows
 	o.OneVectorScan = true
 	o.Gate = Gate{MinCoverage: DefaultMinCoverage}
+	o.KNNWeight = 0 // by the embedder: see KNNWeight
 	return o
 }

@@ -137,8 +137,9 @@ func (r Result) Evidence() []memorypack.Evidence {
 // Retriever runs the retrieval pipeline over a store. It is safe for
 // concurrent use by multiple goroutines.
 type Retriever struct {
-	store Store
-	opts  Options
+	store     Store
+	opts      Options
+	knnWeight float64 // opts.KNNWeight resolved for the store's embedder
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
@@ -163,7 +164,17 @@ func New(store Store, opts Options) (*Retriever, error) {
 	if opts.KNNK == 0 && opts.BM25K == 0 {
 		return nil, errors.New("retriever: both KNNK and BM25K are 0: nothing would be searched")
 	}
-	return &Retriever{store: store, opts: opts}, nil
+	if opts.KNNWeight < 0 {
+		return nil, fmt.Errorf("retriever: option KNNWeight is %g, must be >= 0", opts.KNNWeight)
+	}
+	r := &Retriever{store: store, opts: opts, knnWeight: opts.KNNWeight}
+	if r.knnWeight == 0 {
+		r.knnWeight = 1
+		if embed.IsLexical(store.Embedder()) {
+			r.knnWeight = DefaultLexicalKNNWeight
+		}
+	}
+	return r, nil
 }
 
 // Options returns the retriever's options.
@@ -229,7 +240,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	}
 
 	t := time.Now()
-	fused := rrf.Fuse(r.opts.RRFK, r.opts.MaxCandidates, arms.lists()...)
+	fused := rrf.FuseWeighted(r.opts.RRFK, r.opts.MaxCandidates, arms.weights(r.knnWeight), arms.lists()...)
 	tr.Fuse = time.Since(t)
 	tr.Candidates = len(fused)
 	if len(fused) == 0 {
@@ -456,6 +467,22 @@ func (a armResults) lists() [][]int64 {
 		out = append(out, ids(hs))
 	}
 	return out
+}
+
+// weights returns the fusion weight of each list of lists: knnWeight for the
+// vector lists, 1 for BM25's.
+func (a armResults) weights(knnWeight float64) []float64 {
+	w := make([]float64, 0, len(a.knn)+len(a.bm25)+len(a.window))
+	for range a.knn {
+		w = append(w, knnWeight)
+	}
+	for range a.bm25 {
+		w = append(w, 1)
+	}
+	if len(a.window) == 2 {
+		w = append(w, knnWeight, 1)
+	}
+	return w
 }
 
 // cosine returns the cosine similarity of episode id to Q1 (the message

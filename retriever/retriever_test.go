@@ -60,6 +60,12 @@ func seed(t testing.TB, s *episode.Store) []int64 {
 		ep("haruka", "膝が痛くて今日のジョギングは休んだ", "無理しないでね。病院には行った？", 30),
 		ep("haruka", "姉と週末に買い物に行く予定", "楽しんできてね！", 20),
 		ep("kenta", "息子とキャンプでラーメンを作った", "外で食べるラーメンは格別ですね", 10),
+		// Someone else's memory, on other topics: FTS5's IDF is over the
+		// whole index, and in a four-episode index a word two episodes hold
+		// (ラーメン) has an IDF of zero, as in no real store.
+		ep("mei", "新しい自転車を買った", "どこまで走ったの？", 5),
+		ep("mei", "図書館で小説を借りた", "どんな話？", 4),
+		ep("mei", "雨で洗濯物が乾かない", "部屋干しだね", 3),
 	)
 }
 

@@ -21,6 +21,13 @@ type Scored struct {
 // Fuse uses a slice and a linear search rather than a map: the lists of the
 // pipeline hold a few dozen ids, where that is faster and allocates once.
 func Fuse(k, limit int, lists ...[]int64) []Scored {
+	return FuseWeighted(k, limit, nil, lists...)
+}
+
+// FuseWeighted is Fuse with a weight per list: list i adds
+// weights[i]/(k + rank). A missing weight (weights shorter than lists, or
+// nil) is 1; a list of weight 0 adds nothing and brings no new ids.
+func FuseWeighted(k, limit int, weights []float64, lists ...[]int64) []Scored {
 	if k <= 0 {
 		k = DefaultK
 	}
@@ -29,9 +36,16 @@ func Fuse(k, limit int, lists ...[]int64) []Scored {
 		total += len(l)
 	}
 	out := make([]Scored, 0, total)
-	for _, l := range lists {
+	for li, l := range lists {
+		w := 1.0
+		if li < len(weights) {
+			w = weights[li]
+		}
+		if w == 0 {
+			continue
+		}
 		for i, id := range l {
-			add := 1 / float64(k+i+1)
+			add := w / float64(k+i+1)
 			j := slices.IndexFunc(out, func(s Scored) bool { return s.ID == id })
 			if j < 0 {
 				out = append(out, Scored{ID: id, Score: add})

@@ -71,3 +71,36 @@ func BenchmarkFuse(b *testing.B) {
 		Fuse(DefaultK, 60, lists[:]...)
 	}
 }
+
+func TestFuseWeighted(t *testing.T) {
+	tests := []struct {
+		name    string
+		weights []float64
+		lists   [][]int64
+		want    []int64
+		score1  float64 // the score of id 1
+	}{
+		// Equal weights are Fuse: 2 is in both lists and wins.
+		{"nil weights", nil, [][]int64{{1, 2}, {2, 3}}, []int64{2, 1, 3}, 1.0 / 61},
+		// Two top ranks tie (first seen wins) until a weight tells them apart.
+		{"equal weights tie", []float64{1, 1}, [][]int64{{1}, {2}}, []int64{1, 2}, 1.0 / 61},
+		{"half weight", []float64{0.5, 1}, [][]int64{{1}, {2}}, []int64{2, 1}, 0.5 / 61},
+		// Weight 0 drops a list, ids it alone holds included.
+		{"zero weight", []float64{0, 1}, [][]int64{{1, 2}, {2, 3}}, []int64{2, 3}, 0},
+		// A missing weight is 1.
+		{"short weights", []float64{2}, [][]int64{{1}, {3}}, []int64{1, 3}, 2.0 / 61},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FuseWeighted(DefaultK, 0, tt.weights, tt.lists...)
+			if !slices.Equal(ids(got), tt.want) {
+				t.Fatalf("FuseWeighted = %v, want %v", ids(got), tt.want)
+			}
+			for _, s := range got {
+				if s.ID == 1 && math.Abs(s.Score-tt.score1) > 1e-15 {
+					t.Errorf("score of 1 = %v, want %v", s.Score, tt.score1)
+				}
+			}
+		})
+	}
+}

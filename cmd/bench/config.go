@@ -88,12 +88,13 @@ func configGrid(presets, arms, toks []string) ([]config, error) {
 // embedFlags select the embedder.
 type embedFlags struct {
 	name, baseURL, model, keyEnv string
-	dim, batch                   int
+	dim, batch, hashDim          int
 	dimensions                   bool
 }
 
 func (e *embedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (offline, lexical; omoide.DefaultEmbedder) or openai")
+	fs.IntVar(&e.hashDim, "hash-dim", embed.DefaultHashDim, "hash: the vector dimension")
 	fs.StringVar(&e.baseURL, "openai-url", "", "openai: API root (default "+embed.DefaultOpenAIBaseURL+")")
 	fs.StringVar(&e.model, "openai-model", "", "openai: embedding model")
 	fs.IntVar(&e.dim, "openai-dim", 0, "openai: the model's vector dimension")
@@ -106,6 +107,13 @@ func (e *embedFlags) register(fs *flag.FlagSet) {
 func (e embedFlags) embedder() (embed.Embedder, error) {
 	switch e.name {
 	case "hash":
+		if e.hashDim != embed.DefaultHashDim {
+			h, err := embed.NewHash(embed.HashOptions{Dim: e.hashDim, Terms: tokenize.Kagome().Terms})
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", errUsage, err)
+			}
+			return h, nil
+		}
 		return omoide.DefaultEmbedder(), nil
 	case "openai":
 		o, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: e.baseURL, Model: e.model, APIKey: os.Getenv(e.keyEnv),
@@ -132,6 +140,10 @@ type cachedEmbedder struct {
 }
 
 func (c *cachedEmbedder) Identity() embed.Identity { return c.inner.Identity() }
+
+// Lexical is the inner embedder's: the retriever weighs a lexical one's
+// vector lists down (retriever.Options.KNNWeight).
+func (c *cachedEmbedder) Lexical() bool { return embed.IsLexical(c.inner) }
 
 func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))

@@ -35,6 +35,7 @@ type suiteFlags struct {
 	jsonPath, cpuProfile        string
 	md                          bool
 	emb                         embedFlags
+	variants                    variantFlag
 }
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
@@ -49,6 +50,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
 	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.Var(&f.variants, "variant", "name:Field=value,... — run every configuration again with these retriever.Options fields set (repeatable; e.g. lex0:Rerank.WeightLex=0; \"base:\" is the preset as it is)")
 	f.emb.register(fs)
 }
 
@@ -319,6 +321,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer stop()
 	cfgs, err := configGrid(f.presets.or(omoide.PresetReference, omoide.PresetDefault), f.arms.or(armsHybrid), f.toks)
 	if err != nil {
+		return err
+	}
+	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
 		return err
 	}
 	emb, err := f.emb.embedder()

@@ -361,8 +361,11 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
+		return err
+	}
 	if len(cfgs) != 1 {
-		return fmt.Errorf("%w: tune sweeps one configuration; give one -preset, -arms and -tokenizer", errUsage)
+		return fmt.Errorf("%w: tune sweeps one configuration; give one -preset, -arms, -tokenizer and -variant", errUsage)
 	}
 	cfg := cfgs[0]
 	ro := cfg.Opts.Rerank
