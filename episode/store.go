@@ -210,9 +210,18 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		return nil, fmt.Errorf("episode store: add: begin: %w", err)
 	}
 	defer tx.Rollback()
+	// Ids are never reused: SQLite would give the next episode the id of a
+	// deleted last one, and a search for one person followed by a fetch by
+	// id (or a client's stale DELETE) would then reach another person's
+	// episode. The largest id ever given is kept in meta.
+	var lastID int64
+	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(id) FROM episodes), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '`+metaLastEpisodeID+`'), 0))`).Scan(&lastID); err != nil {
+		return nil, fmt.Errorf("episode store: add: last id: %w", err)
+	}
 	insEp, err := tx.PrepareContext(ctx, `INSERT INTO episodes
-		(user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
+		(id, user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
@@ -229,7 +238,7 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	for j, i := range todo {
 		e := batch[i]
 		var id int64
-		err := insEp.QueryRowContext(ctx, e.User, nullIfEmpty(e.ExternalID), e.UserText, e.ReplyText,
+		err := insEp.QueryRowContext(ctx, lastID+1, e.User, nullIfEmpty(e.ExternalID), e.UserText, e.ReplyText,
 			e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity), e.Source, codes[j]).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored meanwhile (or earlier in this batch) under the same external id.
@@ -249,6 +258,7 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 			return nil, fmt.Errorf("episode store: add: episode %d: vector: %w", i, err)
 		}
 		ids[i] = id
+		lastID = id
 		added++
 		fresh = append(fresh, indexed{id: id, user: e.User, attrs: attrsOf(e), code: codes[j]})
 		if testHookInTx != nil {
@@ -259,6 +269,12 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
+	if added > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('`+metaLastEpisodeID+`', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(lastID, 10)); err != nil {
+			return nil, fmt.Errorf("episode store: add: record last id: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("episode store: add: commit: %w", err)
 	}
@@ -266,6 +282,9 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	s.parts.added(fresh, gens)
 	return ids, nil
 }
+
+// metaLastEpisodeID is the meta key of the largest episode id ever given.
+const metaLastEpisodeID = "last_episode_id"
 
 // testHookInTx, when a test sets it, is called inside Add's transaction after
 // the rows of the j-th new episode are written (the crash test kills the
