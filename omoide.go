@@ -43,6 +43,9 @@ type Config struct {
 	Retriever *retriever.Options
 	// Pack renders the evidence section; the zero value is the reference's.
 	Pack memorypack.Options
+	// IndexMin and IndexCapacity size the in-memory vector indexes (see
+	// episode.Options); 0 means the episode package's defaults.
+	IndexMin, IndexCapacity int
 }
 
 // DefaultEmbedder returns the offline default embedder: the hash embedder
@@ -90,7 +93,8 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 	if cfg.Analyzer == nil && episode.Exists(cfg.Path) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
-	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer})
+	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
+		IndexMin: cfg.IndexMin, IndexCapacity: cfg.IndexCapacity})
 	if err != nil {
 		return nil, fmt.Errorf("omoide: %w", err)
 	}

@@ -90,11 +90,13 @@ type embedFlags struct {
 	name, baseURL, model, keyEnv string
 	dim, batch, hashDim          int
 	dimensions                   bool
+	indexMin                     int
 }
 
 func (e *embedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (offline, lexical; omoide.DefaultEmbedder) or openai")
 	fs.IntVar(&e.hashDim, "hash-dim", embed.DefaultHashDim, "hash: the vector dimension")
+	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: episode.DefaultIndexMin; -1: never, vec0's exact scan)")
 	fs.StringVar(&e.baseURL, "openai-url", "", "openai: API root (default "+embed.DefaultOpenAIBaseURL+")")
 	fs.StringVar(&e.model, "openai-model", "", "openai: embedding model")
 	fs.IntVar(&e.dim, "openai-dim", 0, "openai: the model's vector dimension")

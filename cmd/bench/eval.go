@@ -190,7 +190,7 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 	for i, a := range cached {
 		wg.Go(func() {
 			t := time.Now()
-			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, a.Name()+".db"), Embedder: embedder, Analyzer: a})
+			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, a.Name()+".db"), Embedder: embedder, Analyzer: a, IndexMin: ef.indexMin})
 			if err != nil {
 				errs[i] = err
 				return

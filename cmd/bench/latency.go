@@ -12,10 +12,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -28,7 +31,10 @@ const defaultHaystack = "../shared/eval/realpersonachat-ja-haystack/episodes.jso
 // ingestBatch is how many episodes one Memory.Add call stores.
 const ingestBatch = 500
 
-// stages are the retriever's timed stages, in pipeline order.
+// stages are the retriever's timed stages, in pipeline order. embed is timed
+// in a pass of its own; the others, and total (the whole retrieval), in a
+// pass whose query vectors are already computed: total is the retrieval
+// without the embedding.
 var stages = []struct {
 	name string
 	get  func(retriever.Trace) time.Duration
@@ -51,20 +57,21 @@ type stageStats struct {
 
 // latencyMetrics are one preset's figures.
 type latencyMetrics struct {
-	Episodes       int                   `json:"episodes"`
-	Users          int                   `json:"users"`
-	Queries        int                   `json:"queries"`
-	Skipped        int                   `json:"skipped"` // retrievals that did not run (Trace.Skipped, e.g. small talk): left out of the percentiles
-	Stages         map[string]stageStats `json:"stages"`
-	IngestSeconds  float64               `json:"ingest_s"`
-	IngestPerSec   float64               `json:"ingest_episodes_per_s"`
-	StoreBytes     int64                 `json:"store_bytes"`
-	PeakRSSBytes   int64                 `json:"peak_rss_bytes"`   // VmHWM, reset before this preset where the kernel allows
-	OpenMS         float64               `json:"open_ms"`          // omoide.Open of the built store
-	FirstQueryMS   float64               `json:"first_query_ms"`   // the first retrieval after Open (cold caches)
-	MeanCandidates float64               `json:"mean_candidates"`  // fused candidates per query
-	MeanPicked     float64               `json:"mean_picked"`      // selected hits per query
-	Ratio          map[string]float64    `json:"p50_ratio_vs_ref"` // this preset's p50 / the reference's, per stage
+	Episodes           int                   `json:"episodes"`
+	Users              int                   `json:"users"`
+	Queries            int                   `json:"queries"`
+	Skipped            int                   `json:"skipped"` // retrievals that did not run (Trace.Skipped, e.g. small talk): left out of the percentiles
+	Stages             map[string]stageStats `json:"stages"`
+	IngestSeconds      float64               `json:"ingest_s"`
+	IngestPerSec       float64               `json:"ingest_episodes_per_s"`
+	StoreBytes         int64                 `json:"store_bytes"`
+	PeakRSSBytes       int64                 `json:"peak_rss_bytes"`        // VmHWM while serving: reset after the ingest, where the kernel allows
+	IngestPeakRSSBytes int64                 `json:"ingest_peak_rss_bytes"` // VmHWM of the ingest (the episodes in memory included)
+	OpenMS             float64               `json:"open_ms"`               // omoide.Open of the built store
+	FirstQueryMS       float64               `json:"first_query_ms"`        // the first retrieval after Open (cold caches)
+	MeanCandidates     float64               `json:"mean_candidates"`       // fused candidates per query
+	MeanPicked         float64               `json:"mean_picked"`           // selected hits per query
+	Ratio              map[string]float64    `json:"p50_ratio_vs_ref"`      // this preset's p50 / the reference's, per stage
 }
 
 func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,7 +89,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "", "folder for the stores (default: a temporary folder, removed after)")
 	jsonPath := fs.String("json", "", "write the figures as JSON to this file")
 	md := fs.Bool("md", false, "print Markdown tables")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each preset's measured queries (not the ingest) to this file + \".\" + preset")
 	var ef embedFlags
 	ef.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -98,11 +105,6 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case *gen && *haystack != "":
 		return fmt.Errorf("%w: -generate and -haystack exclude each other", errUsage)
 	}
-	stop, err := startCPUProfile(*cpuProfile)
-	if err != nil {
-		return err
-	}
-	defer stop()
 	ps := presets.or(omoide.PresetReference, omoide.PresetDefault)
 	for _, p := range ps {
 		if _, _, err := omoide.PresetOptions(p); err != nil {
@@ -138,8 +140,13 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if eps, err = readHaystack(*haystack, *n); err != nil {
 			return err
 		}
-		if len(eps) < *n {
-			fmt.Fprintf(stderr, "latency: %s holds only %d episodes; using them all\n", *haystack, len(eps))
+		if len(eps) < *n && len(eps) > 0 {
+			// More episodes than the haystack holds (1M over 1,000 people):
+			// its texts again, each copy a person's own in the layout below.
+			fmt.Fprintf(stderr, "latency: %s holds only %d episodes; repeating them to %d\n", *haystack, len(eps), *n)
+			for have := len(eps); len(eps) < *n; {
+				eps = append(eps, eps[:min(have, *n-len(eps))]...)
+			}
 		}
 		for i := range eps {
 			// Contiguous blocks keep a conversation in one namespace.
@@ -181,7 +188,11 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	tokenize.Kagome().Terms("辞書を読み込む")
 	var all []latencyMetrics
 	for _, p := range ps {
-		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+p+".db"), p, ef, eps, len(names), qreqs, wreqs, stderr)
+		prof := ""
+		if *cpuProfile != "" {
+			prof = *cpuProfile + "." + p
+		}
+		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+p+".db"), p, ef, eps, len(names), qreqs, wreqs, prof, stderr)
 		if err != nil {
 			return fmt.Errorf("preset %s: %w", p, err)
 		}
@@ -205,8 +216,9 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 
 	// Per-stage percentiles, presets side by side.
-	fmt.Fprintf(stdout, "latency: %d episodes (%s), layout %s (%d people), %d queries after %d warm-up, %s\n\n",
+	fmt.Fprintf(stdout, "latency: %d episodes (%s), layout %s (%d people), %d queries after %d warm-up, %s\n",
 		len(eps), filepath.Base(source), *layout, len(names), len(qreqs), len(wreqs), runtime.Version())
+	fmt.Fprintf(stdout, "(embed: the query embedding, timed in a pass of its own; total: the retrieval without it)\n\n")
 	hdr := []string{"stage"}
 	for _, p := range ps {
 		hdr = append(hdr, p+" p50", p+" p95", p+" p99")
@@ -247,7 +259,8 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		{"ingest (episodes/s)", func(m latencyMetrics) string { return fmt.Sprintf("%.0f", m.IngestPerSec) }},
 		{"ingest time (s)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.IngestSeconds) }},
 		{"store size on disk", func(m latencyMetrics) string { return mib(m.StoreBytes) }},
-		{"peak RSS (VmHWM)", func(m latencyMetrics) string { return mib(m.PeakRSSBytes) }},
+		{"peak RSS serving (VmHWM: open, queries)", func(m latencyMetrics) string { return mib(m.PeakRSSBytes) }},
+		{"peak RSS ingest (VmHWM, episodes held)", func(m latencyMetrics) string { return mib(m.IngestPeakRSSBytes) }},
 		{"open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.OpenMS) }},
 		{"first query after open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.FirstQueryMS) }},
 		{"queries skipped (not in the percentiles)", func(m latencyMetrics) string { return fmt.Sprint(m.Skipped) }},
@@ -345,9 +358,9 @@ func latencyQueries(eps []episode.Episode, q, w int, seed uint64, now time.Time)
 
 // measurePreset builds a store of eps at path with a preset and measures it.
 func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps []episode.Episode, users int,
-	qreqs, wreqs []retriever.Request, log io.Writer) (latencyMetrics, error) {
+	qreqs, wreqs []retriever.Request, cpuProfile string, log io.Writer) (latencyMetrics, error) {
 	m := latencyMetrics{Episodes: len(eps), Users: users, Queries: len(qreqs), Stages: map[string]stageStats{}}
-	emb, err := ef.embedder()
+	inner, err := ef.embedder()
 	if err != nil {
 		return m, err
 	}
@@ -357,7 +370,7 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 	runtime.GC()
 	resetPeakRSS()
 
-	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset})
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: inner, Preset: preset, IndexMin: ef.indexMin})
 	if err != nil {
 		return m, err
 	}
@@ -374,10 +387,17 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 	if err := mem.Close(); err != nil {
 		return m, err
 	}
+	m.IngestPeakRSSBytes = peakRSS()
 	fmt.Fprintf(log, "  %s: ingested %d episodes in %v (%.0f/s)\n", preset, len(eps), ingest.Round(time.Millisecond), m.IngestPerSec)
 
+	// Serving: a process that opens the store and answers. The episodes the
+	// ingest held stay referenced by the caller; GC before the reset so that
+	// what is counted is the store's and the retriever's.
+	runtime.GC()
+	resetPeakRSS()
+	emb := &memoEmbedder{inner: inner, vecs: map[string][]float32{}}
 	t = time.Now()
-	mem, err = omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset})
+	mem, err = omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, IndexMin: ef.indexMin})
 	if err != nil {
 		return m, err
 	}
@@ -405,11 +425,31 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 			return m, err
 		}
 	}
-	var traces []retriever.Trace
-	cands, picked := 0, 0
+	// The embedding pass: every measured query once, its query vectors
+	// computed by the embedder and kept; Trace.Embed is the embedding time.
+	var embeds []time.Duration
 	for _, r := range qreqs {
 		res, err := mem.Retrieve(ctx, r)
 		if err != nil {
+			return m, err
+		}
+		if res.Trace.Skipped == "" {
+			embeds = append(embeds, res.Trace.Embed)
+		}
+	}
+	// The measured pass: the same queries, their vectors served from the
+	// embedding pass, so that the stages after it are timed without it.
+	emb.frozen.Store(true)
+	var traces []retriever.Trace
+	cands, picked := 0, 0
+	stop, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return m, err
+	}
+	for _, r := range qreqs {
+		res, err := mem.Retrieve(ctx, r)
+		if err != nil {
+			stop()
 			return m, err
 		}
 		if res.Trace.Skipped != "" {
@@ -420,6 +460,10 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 		cands += res.Trace.Candidates
 		picked += res.Trace.Picked
 	}
+	stop()
+	if n := emb.misses.Load(); n > 0 {
+		return m, fmt.Errorf("%d query embeddings of the measured pass were not computed in the embedding pass", n)
+	}
 	if len(traces) > 0 {
 		m.MeanCandidates = float64(cands) / float64(len(traces))
 		m.MeanPicked = float64(picked) / float64(len(traces))
@@ -429,12 +473,61 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 		for i, tr := range traces {
 			ds[i] = s.get(tr)
 		}
+		if s.name == "embed" {
+			ds = embeds
+		}
 		m.Stages[s.name] = stageStats{P50: durMS(percentile(ds, 50)), P95: durMS(percentile(ds, 95)), P99: durMS(percentile(ds, 99))}
 	}
 	m.PeakRSSBytes = peakRSS()
-	fmt.Fprintf(log, "  %s: %d queries, total p50 %.3f ms, store %s, open %.1f ms\n", preset, len(qreqs),
+	fmt.Fprintf(log, "  %s: %d queries, retrieve p50 %.3f ms (embedding apart), store %s, open %.1f ms\n", preset, len(qreqs),
 		m.Stages["total"].P50, mib(m.StoreBytes), m.OpenMS)
 	return m, nil
+}
+
+// memoEmbedder embeds through inner and keeps every query vector; once
+// frozen it serves them without calling inner (counting texts it has not
+// seen), so that retrieval is timed without the embedding.
+type memoEmbedder struct {
+	inner  embed.Embedder
+	mu     sync.Mutex
+	vecs   map[string][]float32
+	frozen atomic.Bool
+	misses atomic.Int64
+}
+
+func (e *memoEmbedder) Identity() embed.Identity { return e.inner.Identity() }
+func (e *memoEmbedder) Lexical() bool            { return embed.IsLexical(e.inner) }
+
+func (e *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.frozen.Load() {
+		out := make([][]float32, len(texts))
+		e.mu.Lock()
+		for i, t := range texts {
+			out[i] = e.vecs[t]
+		}
+		e.mu.Unlock()
+		for i := range out {
+			if out[i] == nil {
+				e.misses.Add(1)
+				v, err := e.inner.Embed(ctx, texts[i:i+1])
+				if err != nil {
+					return nil, err
+				}
+				out[i] = v[0]
+			}
+		}
+		return out, nil
+	}
+	vs, err := e.inner.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	for i, t := range texts {
+		e.vecs[t] = vs[i]
+	}
+	e.mu.Unlock()
+	return vs, nil
 }
 
 // resetPeakRSS resets the kernel's peak resident set size of this process
