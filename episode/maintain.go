@@ -348,8 +348,8 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 				return done, fmt.Errorf("episode %d: quantized vector: %w", e.ID, err)
 			}
 			if fts {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text) VALUES (?, ?, ?)`,
-					e.ID, s.analyzer.Index(e.UserText), s.analyzer.Index(e.ReplyText)); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text, person) VALUES (?, ?, ?, ?)`,
+					e.ID, s.analyzer.Index(e.UserText), s.analyzer.Index(e.ReplyText), PersonToken(e.User)); err != nil {
 					return done, fmt.Errorf("episode %d: fts: %w", e.ID, err)
 				}
 			}

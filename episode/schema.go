@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -15,7 +16,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[i] moves a store from version i to version i+1. Each runs in the
 // same transaction as the version bump; add new ones at the end, never edit one
@@ -24,6 +25,51 @@ var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV1,
 	migrateV2,
 	migrateV3,
+	migrateV4,
+}
+
+// migrateV4 rebuilds the FTS index with a third column, person, holding
+// PersonToken(user): BM25 matches the person's token AND the query's terms,
+// so FTS5 scores only that person's rows (a store of many people used to
+// score every person's matches and drop all but one's in the join). The
+// vocabulary view is rebuilt over the new table.
+func migrateV4(ctx context.Context, tx *sql.Tx, _ int) error {
+	stmts := []string{
+		`DROP TABLE episodes_vocab`,
+		`ALTER TABLE episodes_fts RENAME TO episodes_fts_v3`,
+		ftsTableSQL,
+		`INSERT INTO episodes_fts (rowid, user_text, reply_text, person)
+			SELECT f.rowid, f.user_text, f.reply_text, ` + personTokenSQL + `
+			FROM episodes_fts_v3 f JOIN episodes e ON e.id = f.rowid`,
+		`DROP TABLE episodes_fts_v3`,
+		vocabTableSQL,
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ftsTableSQL creates the full-text index (schema 4): the analyzed text
+// (tokenize.Analyzer.Index) of an episode's two sides, and its person's token
+// (PersonToken), one row per episode, rowid = episodes.id.
+const ftsTableSQL = `CREATE VIRTUAL TABLE episodes_fts USING fts5 (user_text, reply_text, person, tokenize = 'unicode61')`
+
+// vocabTableSQL creates the FTS5 vocabulary view: each term's document
+// frequency.
+const vocabTableSQL = `CREATE VIRTUAL TABLE episodes_vocab USING fts5vocab(episodes_fts, 'row')`
+
+// personTokenSQL is PersonToken(e.user) in SQL.
+const personTokenSQL = `'p' || lower(hex(e.user))`
+
+// PersonToken returns the FTS5 token that stands for user in the person
+// column of the full-text index: "p" and the hexadecimal bytes of user, one
+// unicode61 token that no two people share (searches match it in the person
+// column only, and their terms in the text columns only).
+func PersonToken(user string) string {
+	return "p" + hex.EncodeToString([]byte(user))
 }
 
 // migrateV3 keeps each episode's quantized vector (vecindex.Quantize) in the
@@ -115,6 +161,7 @@ func floatsOf(blob []byte) []float32 {
 // migrateV2 adds the FTS5 vocabulary view that gives each term's document
 // frequency (for the inject gate's IDF weights).
 func migrateV2(ctx context.Context, tx *sql.Tx, _ int) error {
+	// The schema-1 table, as it was: migrateV4 rebuilds both.
 	_, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE episodes_vocab USING fts5vocab(episodes_fts, 'row')`)
 	return err
 }

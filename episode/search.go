@@ -74,14 +74,17 @@ func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Fi
 
 // BM25 returns up to k episodes of user matching the FTS5 expression match
 // (built with tokenize.MatchQuery), best bm25 first, ties by id. An empty match
-// returns nothing without querying.
+// returns nothing without querying. Only user's rows are matched and scored:
+// the expression, restricted to the text columns, is ANDed with the person's
+// token (PersonToken) in the person column, which weighs nothing in bm25.
 func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) ([]Hit, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
 	}
+	match = `person : "` + PersonToken(user) + `" AND {user_text reply_text} : (` + match + `)`
 	cond, args := f.where("e.", []any{match, user})
 	args = append(args, k)
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, bm25(episodes_fts) AS score
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, bm25(episodes_fts, 1.0, 1.0, 0.0) AS score
 		FROM episodes_fts CROSS JOIN episodes e INDEXED BY episodes_filter ON e.id = episodes_fts.rowid
 		WHERE episodes_fts MATCH ? AND e.user = ?`+cond+`
 		ORDER BY score, e.id LIMIT ?`, args...)

@@ -225,7 +225,7 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
-	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text) VALUES (?, ?, ?)`)
+	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text, person) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
@@ -250,7 +250,7 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("episode store: add: episode %d: %w", i, err)
 		}
-		if _, err := insFTS.ExecContext(ctx, id, fts[j][0], fts[j][1]); err != nil {
+		if _, err := insFTS.ExecContext(ctx, id, fts[j][0], fts[j][1], PersonToken(e.User)); err != nil {
 			return nil, fmt.Errorf("episode store: add: episode %d: fts: %w", i, err)
 		}
 		e.ID = id
@@ -534,13 +534,15 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 }
 
 // Count returns how many episodes user has; user "" counts every episode.
+// A person's count is read from the partitions table, which the triggers keep
+// (one row lookup however many episodes the person has).
 func (s *Store) Count(ctx context.Context, user string) (int, error) {
 	var n int
 	var err error
 	if user == "" {
 		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&n)
 	} else {
-		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes WHERE user = ?`, user).Scan(&n)
+		err = s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT episodes FROM partitions WHERE user = ?), 0)`, user).Scan(&n)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("episode store: count: %w", err)

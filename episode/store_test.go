@@ -500,26 +500,41 @@ func TestDocFreqAndIndexedTerms(t *testing.T) {
 func TestMigrateFromV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	s := openStore(t, path, Options{})
-	if _, err := s.Add(ctx, []Episode{ep("a", "ラーメン", "", day)}); err != nil {
+	if _, err := s.Add(ctx, []Episode{ep("a", "ラーメン", "", day), ep("b", "ラーメン", "", day)}); err != nil {
 		t.Fatal(err)
 	}
-	// Make it a version 1 store, as the first release wrote it.
+	// Make it a version 1 store, as the first release wrote it (its FTS
+	// table had no person column).
 	if _, err := s.db.Exec(`DROP TABLE episodes_vocab; DROP INDEX episodes_filter; DROP TRIGGER episodes_partition_insert;
 		DROP TRIGGER episodes_partition_delete; DROP TRIGGER episodes_partition_update; DROP TABLE partitions;
-		ALTER TABLE episodes DROP COLUMN vq; PRAGMA user_version = 1`); err != nil {
+		ALTER TABLE episodes DROP COLUMN vq;
+		CREATE TABLE fts_rows AS SELECT rowid AS id, user_text, reply_text FROM episodes_fts;
+		DROP TABLE episodes_fts;
+		CREATE VIRTUAL TABLE episodes_fts USING fts5 (user_text, reply_text, tokenize = 'unicode61');
+		INSERT INTO episodes_fts (rowid, user_text, reply_text) SELECT id, user_text, reply_text FROM fts_rows;
+		DROP TABLE fts_rows;
+		PRAGMA user_version = 1`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	s = openStore(t, path, Options{IndexMin: 1})
 	df, _, err := s.DocFreq(ctx, []string{"ラーメン"})
-	if err != nil || df[0] != 1 {
-		t.Fatalf("after migrating 1 -> 3: DocFreq = %v, %v", df, err)
+	if err != nil || df[0] != 2 {
+		t.Fatalf("after migrating 1 -> %d: DocFreq = %v, %v", SchemaVersion, df, err)
+	}
+	// Version 4 gave every FTS row its person: BM25 finds a's episode only.
+	hits, err := s.BM25(ctx, "a", `"ラーメン"`, 5, Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("after migrating 1 -> %d: BM25 = %v, %v", SchemaVersion, hits, err)
+	}
+	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 {
+		t.Fatalf("after migrating: check: %v, %v", r.Problems, err)
 	}
 	// Version 3 quantized the stored vector: the in-memory index finds it.
 	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
-	hits, err := s.Nearest(ctx, "a", vecs, 5, Filter{})
-	if err != nil || len(hits[0]) != 1 || hits[0][0].Score > 0.01 {
-		t.Fatalf("after migrating 1 -> 3: Nearest = %v, %v", hits, err)
+	near, err := s.Nearest(ctx, "a", vecs, 5, Filter{})
+	if err != nil || len(near[0]) != 1 || near[0][0].Score > 0.01 {
+		t.Fatalf("after migrating 1 -> 3: Nearest = %v, %v", near, err)
 	}
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
