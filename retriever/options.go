@@ -22,6 +22,16 @@ const (
 	DefaultEmbedTimeout    = 2 * time.Second // the default preset's bound on the query embedding
 	DefaultTimeBoost       = 0.15            // the default preset's bonus for a candidate inside the message's time window
 	DefaultMaxMatchRows    = 2000            // the default preset's bound on the rows a BM25 query matches
+	// DefaultMaxPostings bounds the postings a BM25 query reads over the
+	// whole store, whoever they belong to: FTS5 reads a term's every posting
+	// to find the person's rows among them.
+	DefaultMaxPostings = 50000
+	// DefaultMaxTermShare leaves out of BM25 queries the words more than a
+	// tenth of the store's episodes hold. cmd/bench eval, Recall@5 with no
+	// such bound → 0.10: sui-ja-dev written-reply 0.737 → 0.748, locomo-dev
+	// single-hop 0.675 → 0.688, jsquad-ja-dev 0.964 → 0.964 (0.05 takes
+	// jsquad to 0.960; docs/quality.md).
+	DefaultMaxTermShare = 0.10
 	// DefaultMinCoverage is the default preset's inject gate: a retrieval
 	// injects only if one of its first candidates holds at least 30% of the
 	// message's terms, by IDF weight (terms no episode holds left out).
@@ -100,10 +110,19 @@ type Options struct {
 	// episode.Store.Nearest: in memory, over quantized codes, for a person
 	// with many episodes (the reference runs one exact vec0 scan per query).
 	OneVectorScan bool
-	// MaxMatchRows bounds the rows a BM25 query may match: each query keeps
-	// its rarest terms while their document frequencies sum to at most this
-	// (the rarest always stays). 0 keeps every term, as the reference does.
+	// MaxMatchRows bounds the rows a BM25 query may match among the person's
+	// episodes: each query keeps its rarest terms while their estimated rows
+	// there (document frequency × the person's share of the store) sum to at
+	// most this, and, when MaxPostings is set, their document frequencies in
+	// the whole store to at most MaxPostings (the rarest term always stays).
+	// 0 keeps every term, as the reference does.
 	MaxMatchRows int
+	MaxPostings  int
+	// MaxTermShare leaves out of a BM25 query (when MaxMatchRows is set) the
+	// terms that more than this share of the store's episodes hold (and more
+	// than 100 episodes), unless it is the query's rarest: words nearly every episode holds weigh
+	// almost nothing in bm25 but still pull in episodes that share only them.
+	MaxTermShare float64
 	// KNNWeight is the weight of the vector lists in the fusion, BM25's
 	// being 1: each adds KNNWeight/(RRFK + rank). 0 means: 1 (the
 	// reference's equal weights) for a semantic embedder, and
@@ -196,6 +215,8 @@ func DefaultOptions() Options {
 	o.TimeAware = true
 	o.TimeBoost = DefaultTimeBoost
 	o.MaxMatchRows = DefaultMaxMatchRows
+	o.MaxPostings = DefaultMaxPostings
+	o.MaxTermShare = DefaultMaxTermShare
 	o.OneVectorScan = true
 	o.Gate = Gate{MinCoverage: DefaultMinCoverage}
 	o.KNNWeight = 0 // by the embedder: see KNNWeight

@@ -37,6 +37,7 @@ type Store interface {
 	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error)
 	BM25(ctx context.Context, user, match string, k int, f episode.Filter) ([]episode.Hit, error)
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
+	Count(ctx context.Context, user string) (int, error)
 	IndexedTerms(ctx context.Context, ids []int64) ([][]string, error)
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
 	Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error)
@@ -273,6 +274,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		}
 		e := eps[j]
 		j++
+		if e.User != req.User {
+			continue // never another person's episode, whatever an index said
+		}
 		if echo.is(e) {
 			tr.Echoes++
 			continue
@@ -522,7 +526,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 	bm25Ran := false
 	if r.opts.BM25K > 0 {
 		a.bm25 = make([][]episode.Hit, n)
-		terms, err := r.queryTerms(ctx, q.bm25)
+		terms, err := r.queryTerms(ctx, user, q.bm25)
 		if err != nil {
 			return a, err
 		}
@@ -630,13 +634,21 @@ func (r *Retriever) analyzed(q string) []string {
 }
 
 // queryTerms returns the BM25 terms of each query text. With MaxMatchRows
-// set, a query keeps its rarest terms while their document frequencies sum
-// to at most MaxMatchRows (the rarest always stays), in their order, before
-// the MaxQueryTerms cut: FTS5 reads and scores every row an OR query
-// matches, and the common terms it drops (particles such as の or て, words
-// the person says every day) match most rows while weighing least in bm25.
-// That bounds BM25's work however many episodes the store holds.
-func (r *Retriever) queryTerms(ctx context.Context, texts []string) ([][]string, error) {
+// set, a query keeps its rarest terms, in their order, before the
+// MaxQueryTerms cut, while the rows they match among the person's episodes
+// stay within MaxMatchRows and their postings in the whole index within
+// MaxPostings (the rarest term always stays). A term's rows among the
+// person's episodes are estimated as its document frequency times the
+// person's share of the index. FTS5 reads every posting of a term and scores
+// every row an OR query matches; the common terms this drops (particles such
+// as の or て, words the person says every day) match most rows while weighing
+// least in bm25. That bounds BM25's work however many episodes the store and
+// the person hold.
+// minCommonDocs is the fewest episodes that make a word common under
+// MaxTermShare: in a young store a share is no statistic.
+const minCommonDocs = 100
+
+func (r *Retriever) queryTerms(ctx context.Context, user string, texts []string) ([][]string, error) {
 	out := make([][]string, len(texts))
 	if r.opts.MaxMatchRows <= 0 {
 		for i, t := range texts {
@@ -651,9 +663,17 @@ func (r *Retriever) queryTerms(ctx context.Context, texts []string) ([][]string,
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
-	df, _, err := r.store.DocFreq(ctx, all)
+	df, total, err := r.store.DocFreq(ctx, all)
 	if err != nil {
 		return nil, fmt.Errorf("retriever: bm25 terms: %w", err)
+	}
+	mine, err := r.store.Count(ctx, user)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: bm25 terms: %w", err)
+	}
+	share := 1.0
+	if total > 0 && mine < total {
+		share = float64(mine) / float64(total)
 	}
 	freq := func(t string) int {
 		j, _ := slices.BinarySearch(all, t)
@@ -664,12 +684,16 @@ func (r *Retriever) queryTerms(ctx context.Context, texts []string) ([][]string,
 		slices.SortFunc(byRarity, func(a, b string) int { return cmp.Or(freq(a)-freq(b), strings.Compare(a, b)) })
 		byRarity = slices.Compact(byRarity)
 		keep := make(map[string]bool, len(terms))
-		rows := 0
+		rows, postings := 0.0, 0
 		for j, t := range byRarity {
-			if j > 0 && rows+freq(t) > r.opts.MaxMatchRows {
+			f := freq(t)
+			if j > 0 && (rows+float64(f)*share > float64(r.opts.MaxMatchRows) ||
+				r.opts.MaxPostings > 0 && postings+f > r.opts.MaxPostings ||
+				r.opts.MaxTermShare > 0 && f > minCommonDocs && float64(f) > r.opts.MaxTermShare*float64(total)) {
 				break
 			}
-			rows += freq(t)
+			rows += float64(f) * share
+			postings += f
 			keep[t] = true
 		}
 		kept := terms[:0]

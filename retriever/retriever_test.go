@@ -465,10 +465,12 @@ func TestTimeWindows(t *testing.T) {
 	}
 }
 
-// commonTerms reports some terms as held by most of a big store.
+// commonTerms reports some terms as held by many episodes of a store of
+// 100,000, mine of them the person's.
 type commonTerms struct {
 	*episode.Store
 	common map[string]int
+	mine   int
 }
 
 func (c commonTerms) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
@@ -481,26 +483,39 @@ func (c commonTerms) DocFreq(ctx context.Context, terms []string) ([]int, int, e
 	return df, 100000, err
 }
 
+func (c commonTerms) Count(context.Context, string) (int, error) { return c.mine, nil }
+
 // TestMaxMatchRowsDropsCommonTerms: a BM25 query keeps its rarest terms
-// while their document frequencies fit MaxMatchRows, the rarest always, and
-// the zero option keeps every term.
+// while their rows among the person's episodes fit MaxMatchRows, their
+// postings MaxPostings and each term's share of the store MaxTermShare, the
+// rarest always; the zero MaxMatchRows keeps every term.
 func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
 	s := newStore(t, tokenize.Kagome())
 	seed(t, s)
-	store := commonTerms{s, map[string]int{"食べる": 40000, "ラーメン": 1500, "味噌": 400, "今日": 90000}}
-	o := retriever.DefaultOptions()
+	df := map[string]int{"食べる": 40000, "ラーメン": 1500, "味噌": 400, "今日": 90000}
 	cases := []struct {
-		text      string
-		rows      int
-		want, not []string
+		text           string
+		mine           int // the person's episodes of the 100,000
+		rows, postings int
+		share          float64
+		want, not      []string
 	}{
-		{"今日味噌ラーメンを食べたい", 2000, []string{"味噌", "ラーメン"}, []string{"今日", "食べる"}},
-		{"今日味噌ラーメンを食べたい", 1000, []string{"味噌"}, []string{"ラーメン", "今日", "食べる"}},
-		{"今日味噌ラーメンを食べたい", 0, []string{"今日", "味噌", "ラーメン", "食べる"}, nil},
-		{"今日食べる", 2000, []string{"食べる"}, []string{"今日"}}, // every term common: the rarest stays
+		// One person holds the whole store: rows are document frequencies.
+		{"今日味噌ラーメンを食べたい", 100000, 2000, 0, 0, []string{"味噌", "ラーメン"}, []string{"今日", "食べる"}},
+		{"今日味噌ラーメンを食べたい", 100000, 1000, 0, 0, []string{"味噌"}, []string{"ラーメン", "今日", "食べる"}},
+		{"今日味噌ラーメンを食べたい", 100000, 0, 0, 0, []string{"今日", "味噌", "ラーメン", "食べる"}, nil},
+		{"今日食べる", 100000, 2000, 0, 0, []string{"食べる"}, []string{"今日"}}, // every term common: the rarest stays
+		// A person with 1% of the store matches 1% of each term's rows ...
+		{"今日味噌ラーメンを食べたい", 1000, 2000, 0, 0, []string{"今日", "味噌", "ラーメン", "食べる"}, nil},
+		// ... but reading the postings is bounded over the whole store ...
+		{"今日味噌ラーメンを食べたい", 1000, 2000, 2000, 0, []string{"味噌", "ラーメン"}, []string{"今日", "食べる"}},
+		// ... and words in more than a share of the store are left out.
+		{"今日味噌ラーメンを食べたい", 1000, 2000, 0, 0.5, []string{"味噌", "ラーメン", "食べる"}, []string{"今日"}},
 	}
 	for _, c := range cases {
-		o.MaxMatchRows = c.rows
+		o := retriever.DefaultOptions()
+		o.MaxMatchRows, o.MaxPostings, o.MaxTermShare = c.rows, c.postings, c.share
+		store := commonTerms{s, df, c.mine}
 		res, err := newRetriever(t, store, o).Retrieve(ctx, retriever.Request{User: "haruka", Text: c.text, Recent: []retriever.Message{}, Now: now})
 		if err != nil {
 			t.Fatal(err)
@@ -508,12 +523,12 @@ func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
 		m := res.Trace.BM25Match[0]
 		for _, w := range c.want {
 			if !strings.Contains(m, `"`+w+`"`) {
-				t.Errorf("%q rows %d: BM25 query %s lacks %s", c.text, c.rows, m, w)
+				t.Errorf("%+v: BM25 query %s lacks %s", c, m, w)
 			}
 		}
 		for _, w := range c.not {
 			if strings.Contains(m, `"`+w+`"`) {
-				t.Errorf("%q rows %d: BM25 query %s keeps the common %s", c.text, c.rows, m, w)
+				t.Errorf("%+v: BM25 query %s keeps the common %s", c, m, w)
 			}
 		}
 	}
