@@ -72,16 +72,32 @@ func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Fi
 	return scanHits(rows, "knn")
 }
 
+// personFilterShare is the share of the store's episodes below which BM25
+// matches the person's token: for a person who holds most of the store,
+// reading the token's postings (one per episode of theirs) costs more than
+// the other people's rows it filters out.
+const personFilterShare = 0.5
+
 // BM25 returns up to k episodes of user matching the FTS5 expression match
-// (built with tokenize.MatchQuery), best bm25 first, ties by id. An empty match
-// returns nothing without querying. Only user's rows are matched and scored:
-// the expression, restricted to the text columns, is ANDed with the person's
-// token (PersonToken) in the person column, which weighs nothing in bm25.
+// (built with tokenize.MatchQuery) in the text columns, best bm25 first, ties
+// by id. An empty match returns nothing without querying. When user holds
+// less than half the store, only their rows are matched and scored: the
+// expression is ANDed with the person's token (PersonToken) in the person
+// column, which weighs nothing in bm25; the join on the episode's user
+// decides in every case.
 func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) ([]Hit, error) {
 	if k <= 0 || match == "" {
 		return nil, nil
 	}
-	match = `person : "` + PersonToken(user) + `" AND {user_text reply_text} : (` + match + `)`
+	mine, err := s.Count(ctx, user)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: bm25: %w", err)
+	}
+	if float64(mine) < personFilterShare*float64(s.docs.Load()) {
+		match = `person : "` + PersonToken(user) + `" AND {user_text reply_text} : (` + match + `)`
+	} else {
+		match = `{user_text reply_text} : (` + match + `)`
+	}
 	cond, args := f.where("e.", []any{match, user})
 	args = append(args, k)
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, bm25(episodes_fts, 1.0, 1.0, 0.0) AS score

@@ -542,3 +542,30 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("user_version = %d", v)
 	}
 }
+
+// TestBM25OnlyThePersonsRows: BM25 returns only the asking person's episodes,
+// whether they hold most of the store (matched without their token) or few
+// (matched with it).
+func TestBM25OnlyThePersonsRows(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "p.db"), Options{})
+	if _, err := s.Add(ctx, []Episode{
+		ep("many", "ラーメン食べた", "", day), ep("many", "ラーメン屋", "", day), ep("many", "味噌ラーメン", "", day),
+		ep("few", "ラーメンが好き", "", day),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for user, want := range map[string]int{"many": 3, "few": 1, "nobody": 0} {
+		hits, err := s.BM25(ctx, user, `"ラーメン"`, 10, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != want {
+			t.Fatalf("BM25 for %s: %d hits, want %d", user, len(hits), want)
+		}
+		for _, h := range hits {
+			if e, err := s.Get(ctx, h.ID); err != nil || e.User != user {
+				t.Fatalf("BM25 for %s returned episode %d of %q (%v)", user, h.ID, e.User, err)
+			}
+		}
+	}
+}
