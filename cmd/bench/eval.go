@@ -36,6 +36,8 @@ type suiteFlags struct {
 	md                          bool
 	emb                         embedFlags
 	variants                    variantFlag
+	distractors                 int
+	haystack                    string
 }
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
@@ -50,8 +52,19 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
 	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.IntVar(&f.distractors, "distractors", 0, "add this many real episodes of -haystack to every person's memory (dated inside the suite's year), to measure quality at a size")
+	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
 	fs.Var(&f.variants, "variant", "name:Field=value,... — run every configuration again with these retriever.Options fields set (repeatable; e.g. lex0:Rerank.WeightLex=0; \"base:\" is the preset as it is)")
 	f.emb.register(fs)
+}
+
+// distractorEpisodes reads the -distractors episodes of -haystack (none when
+// -distractors is 0).
+func (f *suiteFlags) distractorEpisodes() ([]episode.Episode, error) {
+	if f.distractors <= 0 {
+		return nil, nil
+	}
+	return readHaystack(f.haystack, f.distractors)
 }
 
 // suiteDirs returns the suite folders: every -suite, then every subfolder of
@@ -127,7 +140,7 @@ func (s *suiteStores) Close() {
 // analyzer's Index) is computed first on workers goroutines and served to
 // Store.Add from a cache, so the stores are the same as with a plain Add,
 // built in the same order (the same ids), only faster.
-func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef embedFlags, emb embed.Embedder, workers int, log io.Writer) (*suiteStores, error) {
+func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef embedFlags, emb embed.Embedder, workers int, distractors []episode.Episode, log io.Writer) (*suiteStores, error) {
 	var eps []episode.Episode
 	skipped := 0
 	for _, e := range s.Episodes {
@@ -136,6 +149,10 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 			continue
 		}
 		eps = append(eps, e.Episode())
+	}
+	if len(distractors) > 0 {
+		eps = withDistractors(eps, distractors)
+		fmt.Fprintf(log, "  %s: %d distractor episodes added to each person's memory\n", s.Name, len(distractors))
 	}
 	if skipped > 0 {
 		fmt.Fprintf(log, "  %s: %d episodes without text skipped\n", s.Name, skipped)
@@ -215,6 +232,33 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 			s.Name, len(eps), a.Name(), ss.ingest[a.Name()].Round(time.Millisecond), prep.Round(time.Millisecond))
 	}
 	return ss, nil
+}
+
+// withDistractors returns eps with a copy of the distractors for each person
+// of eps, dated evenly over the 300 days before that person's newest episode
+// (inside the retrievers' 365-day window), external ids "distractor:N".
+func withDistractors(eps, distractors []episode.Episode) []episode.Episode {
+	newest := map[string]time.Time{}
+	var users []string
+	for _, e := range eps {
+		t, ok := newest[e.User]
+		if !ok {
+			users = append(users, e.User)
+		}
+		if !ok || e.OccurredAt.After(t) {
+			newest[e.User] = e.OccurredAt
+		}
+	}
+	out := slices.Clip(eps)
+	for _, u := range users {
+		for i, d := range distractors {
+			d.User = u
+			d.ExternalID = fmt.Sprintf("distractor:%d", i)
+			d.OccurredAt = newest[u].Add(-time.Duration(300*24*(i+1)/len(distractors)) * time.Hour)
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // runQueries retrieves every query of qs on workers goroutines and hands each
@@ -330,6 +374,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	distractors, err := f.distractorEpisodes()
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "p50 ms"}, left: 3}
 	var results []result
@@ -340,7 +388,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(cfgs))
-		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, stderr)
+		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, distractors, stderr)
 		if err != nil {
 			return err
 		}

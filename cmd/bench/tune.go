@@ -406,6 +406,10 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	distractors, err := f.distractorEpisodes()
+	if err != nil {
+		return err
+	}
 
 	start := time.Now()
 	var all []tuneQuery
@@ -418,7 +422,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		suiteNames = append(suiteNames, s.Name)
 		fmt.Fprintf(stderr, "%s: %d episodes, %d queries\n", s.Name, len(s.Episodes), len(s.Queries))
-		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, stderr)
+		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, distractors, stderr)
 		if err != nil {
 			return err
 		}
