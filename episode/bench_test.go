@@ -45,3 +45,42 @@ func BenchmarkAdd500(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "episodes/s")
 }
+
+// BenchmarkReadPath runs the store's per-retrieval reads (a person's count,
+// their last episodes, 60 candidates by id) on a store of the demo
+// conversations: the statements a retrieval runs every time.
+func BenchmarkReadPath(b *testing.B) {
+	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, _ := embed.NewHash(embed.HashOptions{})
+	ctx := context.Background()
+	s, err := episode.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), episode.Options{Embedder: h})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	eps := make([]episode.Episode, len(src))
+	for i, e := range src {
+		eps[i] = e.Episode()
+	}
+	ids, err := s.Add(ctx, eps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids = ids[:min(60, len(ids))]
+	user := eps[0].User
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Count(ctx, user); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Recent(ctx, user, 3); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.GetMany(ctx, ids); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -226,7 +226,7 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 		}
 	}
 	var gen, size int64
-	err := s.db.QueryRowContext(ctx, `SELECT gen, episodes FROM partitions WHERE user = ?`, user).Scan(&gen, &size)
+	err := s.queryRow(ctx, `SELECT gen, episodes FROM partitions WHERE user = ?`, user).Scan(&gen, &size)
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, nil
 	}

@@ -64,7 +64,7 @@ func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Fi
 		return nil, fmt.Errorf("episode store: knn: %w", err)
 	}
 	cond, args := f.where("", []any{blob, k, user})
-	rows, err := s.db.QueryContext(ctx, `SELECT episode_id, distance FROM episodes_vec
+	rows, err := s.query(ctx, `SELECT episode_id, distance FROM episodes_vec
 		WHERE embedding MATCH ? AND k = ? AND user = ?`+cond+` ORDER BY distance`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: knn: %w", err)
@@ -100,7 +100,7 @@ func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) (
 	}
 	cond, args := f.where("e.", []any{match, user})
 	args = append(args, k)
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, bm25(episodes_fts, 1.0, 1.0, 0.0) AS score
+	rows, err := s.query(ctx, `SELECT e.id, bm25(episodes_fts, 1.0, 1.0, 0.0) AS score
 		FROM episodes_fts CROSS JOIN episodes e INDEXED BY episodes_filter ON e.id = episodes_fts.rowid
 		WHERE episodes_fts MATCH ? AND e.user = ?`+cond+`
 		ORDER BY score, e.id LIMIT ?`, args...)
@@ -169,7 +169,7 @@ func (s *Store) DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	if len(missing) == 0 {
 		return out, total, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM episodes_vocab WHERE term IN (`+placeholders(len(args))+`)`, args...)
+	rows, err := s.query(ctx, `SELECT term, doc FROM episodes_vocab WHERE term IN (`+placeholders(len(args))+`)`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("episode store: doc freq: %w", err)
 	}
@@ -230,7 +230,7 @@ func (s *Store) IndexedTerms(ctx context.Context, ids []int64) ([][]string, erro
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, user_text || ' ' || reply_text FROM episodes_fts WHERE rowid IN (`+placeholders(len(ids))+`)`, args...)
+	rows, err := s.query(ctx, `SELECT rowid, user_text || ' ' || reply_text FROM episodes_fts WHERE rowid IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: indexed terms: %w", err)
 	}

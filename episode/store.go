@@ -63,6 +63,57 @@ type Store struct {
 	// dfCache holds document frequencies (DocFreq).
 	dfMu    sync.RWMutex
 	dfCache map[string]cachedDocFreq
+	// stmts holds the prepared statements of the read paths, by SQL text.
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
+}
+
+// maxCachedStmts bounds the prepared statements a Store keeps; the read
+// paths have a few dozen texts (a statement per number of ids or terms).
+const maxCachedStmts = 256
+
+// query runs a read statement, prepared once per Store: a retrieval runs the
+// same dozen statements every time, and SQLite's parse and plan of each
+// (tens of microseconds) would otherwise be paid on every call.
+func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := s.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return s.db.QueryContext(ctx, q, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryRow is query for one row.
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st, err := s.stmt(ctx, q); err == nil && st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.db.QueryRowContext(ctx, q, args...)
+}
+
+// stmt returns the cached statement of q, preparing it on first use; nil
+// (and no error) when the cache is full.
+func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[q]; ok {
+		return st, nil
+	}
+	if s.stmts == nil {
+		s.stmts = make(map[string]*sql.Stmt)
+	}
+	if len(s.stmts) >= maxCachedStmts {
+		return nil, nil
+	}
+	st, err := s.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[q] = st
+	return st, nil
 }
 
 var registerVec sync.Once
@@ -127,8 +178,16 @@ func escapeURIPath(p string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the prepared statements and the database.
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
 
 // Embedder returns the store's embedder.
 func (s *Store) Embedder() embed.Embedder { return s.embedder }
@@ -387,7 +446,7 @@ func (s *Store) GetMany(ctx context.Context, ids []int64) ([]Episode, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	rows, err := s.query(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE id IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: get %d episodes: %w", len(ids), err)
 	}
@@ -427,7 +486,7 @@ func (s *Store) Recent(ctx context.Context, user string, n int) ([]Episode, erro
 	if n <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ?
+	rows, err := s.query(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ?
 		ORDER BY occurred_at DESC, id DESC LIMIT ?`, user, n)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
@@ -542,7 +601,7 @@ func (s *Store) Count(ctx context.Context, user string) (int, error) {
 	if user == "" {
 		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&n)
 	} else {
-		err = s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT episodes FROM partitions WHERE user = ?), 0)`, user).Scan(&n)
+		err = s.queryRow(ctx, `SELECT coalesce((SELECT episodes FROM partitions WHERE user = ?), 0)`, user).Scan(&n)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("episode store: count: %w", err)
