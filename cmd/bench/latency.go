@@ -89,6 +89,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "", "folder for the stores (default: a temporary folder, removed after)")
 	jsonPath := fs.String("json", "", "write the figures as JSON to this file")
 	md := fs.Bool("md", false, "print Markdown tables")
+	reuse := fs.Bool("reuse", false, "answer from the stores an earlier run left in -dir (same -n, -layout, -users), without ingesting: the serving process then holds no episodes, for its peak RSS")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each preset's measured queries (not the ingest) to this file + \".\" + preset")
 	var ef embedFlags
 	ef.register(fs)
@@ -171,6 +172,15 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stderr, "latency: %d episodes (%s), layout %s over %d people, %d queries (+%d warm-up), now %s\n",
 		len(eps), source, *layout, len(names), len(qreqs), len(wreqs), now.Format(time.DateOnly))
 
+	total := len(eps)
+	ingest := eps
+	if *reuse {
+		if *dir == "" {
+			return fmt.Errorf("%w: -reuse needs -dir", errUsage)
+		}
+		ingest, eps = nil, nil // the queries are built; nothing else needs the episodes
+		runtime.GC()
+	}
 	root := *dir
 	if root == "" {
 		d, err := os.MkdirTemp("", "omoide-latency-")
@@ -192,7 +202,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if *cpuProfile != "" {
 			prof = *cpuProfile + "." + p
 		}
-		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+p+".db"), p, ef, eps, len(names), qreqs, wreqs, prof, stderr)
+		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+p+".db"), p, ef, ingest, total, len(names), qreqs, wreqs, prof, stderr)
 		if err != nil {
 			return fmt.Errorf("preset %s: %w", p, err)
 		}
@@ -217,7 +227,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 	// Per-stage percentiles, presets side by side.
 	fmt.Fprintf(stdout, "latency: %d episodes (%s), layout %s (%d people), %d queries after %d warm-up, %s\n",
-		len(eps), filepath.Base(source), *layout, len(names), len(qreqs), len(wreqs), runtime.Version())
+		total, filepath.Base(source), *layout, len(names), len(qreqs), len(wreqs), runtime.Version())
 	fmt.Fprintf(stdout, "(embed: the query embedding, timed in a pass of its own; total: the retrieval without it)\n\n")
 	hdr := []string{"stage"}
 	for _, p := range ps {
@@ -279,7 +289,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for i, p := range ps {
 		results = append(results, result{Preset: p, Config: p, Metrics: all[i]})
 	}
-	params := map[string]any{"n": len(eps), "q": len(qreqs), "warmup": len(wreqs), "seed": *seed, "layout": *layout,
+	params := map[string]any{"n": total, "reuse": *reuse, "q": len(qreqs), "warmup": len(wreqs), "seed": *seed, "layout": *layout,
 		"users": len(names), "source": source, "now": now, "cpus": runtime.NumCPU()}
 	return writeJSON(*jsonPath, "latency", params, results)
 }
@@ -357,47 +367,30 @@ func latencyQueries(eps []episode.Episode, q, w int, seed uint64, now time.Time)
 }
 
 // measurePreset builds a store of eps at path with a preset and measures it.
-func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps []episode.Episode, users int,
+func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps []episode.Episode, total, users int,
 	qreqs, wreqs []retriever.Request, cpuProfile string, log io.Writer) (latencyMetrics, error) {
-	m := latencyMetrics{Episodes: len(eps), Users: users, Queries: len(qreqs), Stages: map[string]stageStats{}}
+	m := latencyMetrics{Episodes: total, Users: users, Queries: len(qreqs), Stages: map[string]stageStats{}}
 	inner, err := ef.embedder()
 	if err != nil {
 		return m, err
 	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(path + suffix)
-	}
-	runtime.GC()
-	resetPeakRSS()
-
-	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: inner, Preset: preset, IndexMin: ef.indexMin})
-	if err != nil {
-		return m, err
-	}
-	t := time.Now()
-	for from := 0; from < len(eps); from += ingestBatch {
-		if _, err := mem.Add(ctx, eps[from:min(from+ingestBatch, len(eps))]...); err != nil {
-			mem.Close()
-			return m, err
+	if eps == nil { // -reuse
+		if !episode.Exists(path) {
+			return m, fmt.Errorf("-reuse: no store at %s: run once without -reuse and with this -dir first", path)
 		}
-	}
-	ingest := time.Since(t)
-	m.IngestSeconds = ingest.Seconds()
-	m.IngestPerSec = float64(len(eps)) / ingest.Seconds()
-	if err := mem.Close(); err != nil {
+		fmt.Fprintf(log, "  %s: answering from %s (no ingest)\n", preset, path)
+	} else if err := ingestInto(ctx, path, preset, ef, inner, eps, &m, log); err != nil {
 		return m, err
 	}
-	m.IngestPeakRSSBytes = peakRSS()
-	fmt.Fprintf(log, "  %s: ingested %d episodes in %v (%.0f/s)\n", preset, len(eps), ingest.Round(time.Millisecond), m.IngestPerSec)
 
-	// Serving: a process that opens the store and answers. The episodes the
-	// ingest held stay referenced by the caller; GC before the reset so that
-	// what is counted is the store's and the retriever's.
+	// Serving: a process that opens the store and answers. Without -reuse
+	// the caller still holds the episodes it ingested, which the serving
+	// peak then counts.
 	runtime.GC()
 	resetPeakRSS()
 	emb := &memoEmbedder{inner: inner, vecs: map[string][]float32{}}
-	t = time.Now()
-	mem, err = omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, IndexMin: ef.indexMin})
+	t := time.Now()
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, IndexMin: ef.indexMin})
 	if err != nil {
 		return m, err
 	}
@@ -482,6 +475,36 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 	fmt.Fprintf(log, "  %s: %d queries, retrieve p50 %.3f ms (embedding apart), store %s, open %.1f ms\n", preset, len(qreqs),
 		m.Stages["total"].P50, mib(m.StoreBytes), m.OpenMS)
 	return m, nil
+}
+
+// ingestInto builds the store at path from eps in batches, recording the
+// ingest rate and its peak RSS in m.
+func ingestInto(ctx context.Context, path, preset string, ef embedFlags, emb embed.Embedder, eps []episode.Episode, m *latencyMetrics, log io.Writer) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	runtime.GC()
+	resetPeakRSS()
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, IndexMin: ef.indexMin})
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	for from := 0; from < len(eps); from += ingestBatch {
+		if _, err := mem.Add(ctx, eps[from:min(from+ingestBatch, len(eps))]...); err != nil {
+			mem.Close()
+			return err
+		}
+	}
+	ingest := time.Since(t)
+	m.IngestSeconds = ingest.Seconds()
+	m.IngestPerSec = float64(len(eps)) / ingest.Seconds()
+	if err := mem.Close(); err != nil {
+		return err
+	}
+	m.IngestPeakRSSBytes = peakRSS()
+	fmt.Fprintf(log, "  %s: ingested %d episodes in %v (%.0f/s)\n", preset, len(eps), ingest.Round(time.Millisecond), m.IngestPerSec)
+	return nil
 }
 
 // memoEmbedder embeds through inner and keeps every query vector; once
