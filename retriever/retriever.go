@@ -648,6 +648,18 @@ func (r *Retriever) analyzed(q string) []string {
 // MaxTermShare: in a young store a share is no statistic.
 const minCommonDocs = 100
 
+// A BM25 query's rows among the person's episodes are bounded by
+// MaxMatchRows, and below that by a twentieth of the person's episodes, but
+// never below minMatchRows: a term matching more than that share of a
+// memory weighs little in its bm25. With jsquad-ja-dev's questions asked of a
+// memory padded with real chat (cmd/bench eval -distractors), Recall@5 is the
+// same with these bounds as with none at 11,000 episodes (500 rows) and
+// 101,000 (2,000), and BM25 at 10,000 takes half the time (docs/performance.md).
+const (
+	minMatchRows   = 500
+	matchRowsShare = 0.05
+)
+
 func (r *Retriever) queryTerms(ctx context.Context, user string, texts []string) ([][]string, error) {
 	out := make([][]string, len(texts))
 	if r.opts.MaxMatchRows <= 0 {
@@ -679,6 +691,10 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, texts []string)
 		j, _ := slices.BinarySearch(all, t)
 		return df[j]
 	}
+	budget := float64(r.opts.MaxMatchRows)
+	if mine > 0 {
+		budget = min(budget, max(minMatchRows, matchRowsShare*float64(mine)))
+	}
 	for i, terms := range out {
 		byRarity := slices.Clone(terms)
 		slices.SortFunc(byRarity, func(a, b string) int { return cmp.Or(freq(a)-freq(b), strings.Compare(a, b)) })
@@ -687,7 +703,7 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, texts []string)
 		rows, postings := 0.0, 0
 		for j, t := range byRarity {
 			f := freq(t)
-			if j > 0 && (rows+float64(f)*share > float64(r.opts.MaxMatchRows) ||
+			if j > 0 && (rows+float64(f)*share > budget ||
 				r.opts.MaxPostings > 0 && postings+f > r.opts.MaxPostings ||
 				r.opts.MaxTermShare > 0 && f > minCommonDocs && float64(f) > r.opts.MaxTermShare*float64(total)) {
 				break

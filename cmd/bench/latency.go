@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,8 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "", "folder for the stores (default: a temporary folder, removed after)")
 	jsonPath := fs.String("json", "", "write the figures as JSON to this file")
 	md := fs.Bool("md", false, "print Markdown tables")
+	var variants variantFlag
+	fs.Var(&variants, "variant", "name:Field=value,... — run each preset again with these retriever.Options fields set, on the same store (repeatable)")
 	reuse := fs.Bool("reuse", false, "answer from the stores an earlier run left in -dir (same -n, -layout, -users), without ingesting: the serving process then holds no episodes, for its peak RSS")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each preset's measured queries (not the ingest) to this file + \".\" + preset")
 	var ef embedFlags
@@ -196,24 +199,49 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// Load the kagome dictionary (used by the default embedder and analyzer)
 	// before anything is timed, so that the first preset does not pay for it.
 	tokenize.Kagome().Terms("辞書を読み込む")
-	var all []latencyMetrics
+	// Each preset, once per -variant (its options changed): the first run
+	// of a preset builds its store, the others answer from it.
+	type latRun struct {
+		label, preset string
+		opts          *retriever.Options
+	}
+	var runs []latRun
 	for _, p := range ps {
+		if len(variants) == 0 {
+			runs = append(runs, latRun{label: p, preset: p})
+			continue
+		}
+		for _, v := range variants {
+			o, _, _ := omoide.PresetOptions(p)
+			if err := v.apply(&o); err != nil {
+				return err
+			}
+			label := p
+			if v.Name != "" {
+				label += "+" + v.Name
+			}
+			runs = append(runs, latRun{label: label, preset: p, opts: &o})
+		}
+	}
+	var all []latencyMetrics
+	var labels []string
+	for i, r := range runs {
 		prof := ""
 		if *cpuProfile != "" {
-			prof = *cpuProfile + "." + p
+			prof = *cpuProfile + "." + r.label
 		}
-		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+p+".db"), p, ef, ingest, total, len(names), qreqs, wreqs, prof, stderr)
+		eps := ingest
+		if i > 0 && runs[i-1].preset == r.preset {
+			eps = nil // built by the run before
+		}
+		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+r.preset+".db"), r.preset, r.opts, ef, eps, total, len(names), qreqs, wreqs, prof, stderr)
 		if err != nil {
-			return fmt.Errorf("preset %s: %w", p, err)
+			return fmt.Errorf("%s: %w", r.label, err)
 		}
 		all = append(all, m)
+		labels = append(labels, r.label)
 	}
-	ref := -1
-	for i, p := range ps {
-		if p == omoide.PresetReference {
-			ref = i
-		}
-	}
+	ref := slices.Index(labels, omoide.PresetReference)
 	if ref >= 0 {
 		for i := range all {
 			all[i].Ratio = map[string]float64{}
@@ -230,13 +258,13 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		total, filepath.Base(source), *layout, len(names), len(qreqs), len(wreqs), runtime.Version())
 	fmt.Fprintf(stdout, "(embed: the query embedding, timed in a pass of its own; total: the retrieval without it)\n\n")
 	hdr := []string{"stage"}
-	for _, p := range ps {
-		hdr = append(hdr, p+" p50", p+" p95", p+" p99")
+	for _, l := range labels {
+		hdr = append(hdr, l+" p50", l+" p95", l+" p99")
 	}
 	if ref >= 0 {
-		for _, p := range ps {
-			if p != omoide.PresetReference {
-				hdr = append(hdr, p+"/ref p50")
+		for _, l := range labels {
+			if l != omoide.PresetReference {
+				hdr = append(hdr, l+"/ref p50")
 			}
 		}
 	}
@@ -248,8 +276,8 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			row = append(row, fmt.Sprintf("%.3f", s.P50), fmt.Sprintf("%.3f", s.P95), fmt.Sprintf("%.3f", s.P99))
 		}
 		if ref >= 0 {
-			for i, p := range ps {
-				if p != omoide.PresetReference {
+			for i, l := range labels {
+				if l != omoide.PresetReference {
 					row = append(row, ratioCell(all[i].Ratio, st.name))
 				}
 			}
@@ -260,7 +288,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintln(stdout)
 
 	hdr = []string{"measure"}
-	hdr = append(hdr, ps...)
+	hdr = append(hdr, labels...)
 	tab2 := &table{header: hdr, left: 1}
 	for _, r := range []struct {
 		name string
@@ -286,8 +314,8 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	tab2.write(stdout, *md)
 
 	var results []result
-	for i, p := range ps {
-		results = append(results, result{Preset: p, Config: p, Metrics: all[i]})
+	for i, r := range runs {
+		results = append(results, result{Preset: r.preset, Config: r.label, Metrics: all[i]})
 	}
 	params := map[string]any{"n": total, "reuse": *reuse, "q": len(qreqs), "warmup": len(wreqs), "seed": *seed, "layout": *layout,
 		"users": len(names), "source": source, "now": now, "cpus": runtime.NumCPU()}
@@ -367,7 +395,7 @@ func latencyQueries(eps []episode.Episode, q, w int, seed uint64, now time.Time)
 }
 
 // measurePreset builds a store of eps at path with a preset and measures it.
-func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps []episode.Episode, total, users int,
+func measurePreset(ctx context.Context, path, preset string, opts *retriever.Options, ef embedFlags, eps []episode.Episode, total, users int,
 	qreqs, wreqs []retriever.Request, cpuProfile string, log io.Writer) (latencyMetrics, error) {
 	m := latencyMetrics{Episodes: total, Users: users, Queries: len(qreqs), Stages: map[string]stageStats{}}
 	inner, err := ef.embedder()
@@ -390,7 +418,7 @@ func measurePreset(ctx context.Context, path, preset string, ef embedFlags, eps 
 	resetPeakRSS()
 	emb := &memoEmbedder{inner: inner, vecs: map[string][]float32{}}
 	t := time.Now()
-	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, IndexMin: ef.indexMin})
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, Retriever: opts, IndexMin: ef.indexMin})
 	if err != nil {
 		return m, err
 	}
