@@ -101,13 +101,17 @@ type Trace struct {
 	Echoes     int // candidates dropped as already in the recent conversation
 	Gated      int // candidates dropped by the gate
 	Picked     int
-	Embed      time.Duration
-	KNN        time.Duration
-	BM25       time.Duration
-	Fuse       time.Duration
-	Fetch      time.Duration
-	Rerank     time.Duration
-	Total      time.Duration
+	// Prepare is the time from the request to the searches: the recent
+	// conversation, the time window, the queries and their BM25 terms
+	// (analysis and document frequencies).
+	Prepare time.Duration
+	Embed   time.Duration
+	KNN     time.Duration
+	BM25    time.Duration
+	Fuse    time.Duration
+	Fetch   time.Duration
+	Rerank  time.Duration
+	Total   time.Duration
 }
 
 // Result is the outcome of a retrieval.
@@ -235,6 +239,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	q := r.queries(text, recent)
 	tr.Queries = q.texts
 
+	tr.Prepare = time.Since(start) // search adds the BM25 terms
 	arms, err := r.search(ctx, req.User, q, filter, window, tr)
 	if err != nil {
 		return res, err
@@ -526,10 +531,12 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 	bm25Ran := false
 	if r.opts.BM25K > 0 {
 		a.bm25 = make([][]episode.Hit, n)
+		t := time.Now()
 		terms, err := r.queryTerms(ctx, user, q.bm25)
 		if err != nil {
 			return a, err
 		}
+		tr.Prepare += time.Since(t)
 		for i := range q.bm25 {
 			match := tokenize.MatchQuery(terms[i])
 			tr.BM25Match[i] = match

@@ -40,6 +40,7 @@ var stages = []struct {
 	name string
 	get  func(retriever.Trace) time.Duration
 }{
+	{"prepare", func(t retriever.Trace) time.Duration { return t.Prepare }},
 	{"embed", func(t retriever.Trace) time.Duration { return t.Embed }},
 	{"knn", func(t retriever.Trace) time.Duration { return t.KNN }},
 	{"bm25", func(t retriever.Trace) time.Duration { return t.BM25 }},
