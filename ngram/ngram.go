@@ -7,7 +7,10 @@
 // the same string: no hashing, no collisions, and no map on the hot path.
 package ngram
 
-import "slices"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // MaxN is the largest n-gram size a Set can hold exactly.
 const MaxN = 3
@@ -30,6 +33,10 @@ func New(text string, n int) Set {
 func Append(dst Set, text string, n int) Set {
 	n = min(max(n, 1), MaxN)
 	dst = dst[:0]
+	// A text of r runes has at most r n-grams: grow once, not by doubling.
+	if r := utf8.RuneCountInString(text); cap(dst) < r {
+		dst = make(Set, 0, r)
+	}
 	var window [MaxN]rune
 	count := 0
 	for _, r := range text {
