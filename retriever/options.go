@@ -205,9 +205,10 @@ func ReferenceOptions() Options {
 // its scans made fast (docs/performance.md): no echo of the recent turns, the
 // message first in Q2's BM25 query, BM25 alone when the embedder fails,
 // small talk skipped, time-aware queries, an inject gate on term coverage,
-// common terms out of the BM25 queries and one in-memory vector scan for
-// both queries. Its store segments
-// Japanese with kagome (tokenize.DefaultAnalyzer).
+// a lexical embedder's vector lists weighed down in the fusion, common and
+// costly terms out of the BM25 queries and one in-memory vector scan for both
+// queries. Its store segments Japanese with kagome and stems English
+// (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
 	o.ExcludeRecent = true

@@ -640,17 +640,6 @@ func (r *Retriever) analyzed(q string) []string {
 	return r.store.Analyzer().Terms(pytext.Head(pytext.Compact(q), r.opts.MaxQueryChars))
 }
 
-// queryTerms returns the BM25 terms of each query text. With MaxMatchRows
-// set, a query keeps its rarest terms, in their order, before the
-// MaxQueryTerms cut, while the rows they match among the person's episodes
-// stay within MaxMatchRows and their postings in the whole index within
-// MaxPostings (the rarest term always stays). A term's rows among the
-// person's episodes are estimated as its document frequency times the
-// person's share of the index. FTS5 reads every posting of a term and scores
-// every row an OR query matches; the common terms this drops (particles such
-// as の or て, words the person says every day) match most rows while weighing
-// least in bm25. That bounds BM25's work however many episodes the store and
-// the person hold.
 // minCommonDocs is the fewest episodes that make a word common under
 // MaxTermShare: in a young store a share is no statistic.
 const minCommonDocs = 100
@@ -667,6 +656,19 @@ const (
 	matchRowsShare = 0.05
 )
 
+// queryTerms returns the BM25 terms of each query text. With MaxMatchRows
+// set, a query keeps its rarest terms, in their order, before the
+// MaxQueryTerms cut, while the rows they match among the person's episodes
+// stay within MaxMatchRows (and a twentieth of those episodes, at least
+// minMatchRows), their postings in the whole index within MaxPostings, and
+// none is held by more than MaxTermShare of the store (the rarest term
+// always stays). A term's rows among the
+// person's episodes are estimated as its document frequency times the
+// person's share of the index. FTS5 reads every posting of a term and scores
+// every row an OR query matches; the common terms this drops (particles such
+// as の or て, words the person says every day) match most rows while weighing
+// least in bm25. That bounds BM25's work however many episodes the store and
+// the person hold.
 func (r *Retriever) queryTerms(ctx context.Context, user string, texts []string) ([][]string, error) {
 	out := make([][]string, len(texts))
 	if r.opts.MaxMatchRows <= 0 {
