@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
@@ -88,14 +89,13 @@ func configGrid(presets, arms, toks []string) ([]config, error) {
 // embedFlags select the embedder.
 type embedFlags struct {
 	name, baseURL, model, keyEnv string
-	dim, batch, hashDim          int
+	dim, batch                   int
 	dimensions                   bool
 	indexMin                     int
 }
 
 func (e *embedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (offline, lexical; omoide.DefaultEmbedder) or openai")
-	fs.IntVar(&e.hashDim, "hash-dim", embed.DefaultHashDim, "hash: the vector dimension")
 	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: episode.DefaultIndexMin; -1: never, vec0's exact scan)")
 	fs.StringVar(&e.baseURL, "openai-url", "", "openai: API root (default "+embed.DefaultOpenAIBaseURL+")")
 	fs.StringVar(&e.model, "openai-model", "", "openai: embedding model")
@@ -109,13 +109,6 @@ func (e *embedFlags) register(fs *flag.FlagSet) {
 func (e embedFlags) embedder() (embed.Embedder, error) {
 	switch e.name {
 	case "hash":
-		if e.hashDim != embed.DefaultHashDim {
-			h, err := embed.NewHash(embed.HashOptions{Dim: e.hashDim, Terms: tokenize.Kagome().Terms})
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", errUsage, err)
-			}
-			return h, nil
-		}
 		return omoide.DefaultEmbedder(), nil
 	case "openai":
 		o, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: e.baseURL, Model: e.model, APIKey: os.Getenv(e.keyEnv),
@@ -132,13 +125,19 @@ func (e embedFlags) embedder() (embed.Embedder, error) {
 // being run on every core).
 func (e embedFlags) local() bool { return e.name == "hash" }
 
-// cachedEmbedder serves precomputed vectors of known texts and embeds the
-// others with its inner embedder. It has the inner embedder's identity: the
-// vectors are the same. It lets eval embed a suite's episodes once, on every
-// core, for all the stores built from them.
+// cachedEmbedder serves the vectors of the texts it holds and embeds the
+// others with its inner embedder; with record set it keeps those too. It has
+// the inner embedder's identity: the vectors are the same. eval fills it with
+// a suite's episodes, embedded once on every core for all the stores built
+// from them; latency records a pass of queries, then serves them so that
+// retrieval is timed without the embedding. misses counts the texts it had to
+// embed.
 type cachedEmbedder struct {
-	inner embed.Embedder
-	vecs  map[string][]float32 // read-only once built
+	inner  embed.Embedder
+	mu     sync.RWMutex
+	vecs   map[string][]float32
+	record atomic.Bool
+	misses atomic.Int64
 }
 
 func (c *cachedEmbedder) Identity() embed.Identity { return c.inner.Identity() }
@@ -151,6 +150,7 @@ func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	out := make([][]float32, len(texts))
 	var miss []string
 	var at []int
+	c.mu.RLock()
 	for i, t := range texts {
 		if v, ok := c.vecs[t]; ok {
 			out[i] = v
@@ -159,17 +159,27 @@ func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			at = append(at, i)
 		}
 	}
-	if len(miss) > 0 {
-		vs, err := c.inner.Embed(ctx, miss)
-		if err != nil {
-			return nil, err
+	c.mu.RUnlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	c.misses.Add(int64(len(miss)))
+	vs, err := c.inner.Embed(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != len(miss) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vs), len(miss))
+	}
+	for j, i := range at {
+		out[i] = vs[j]
+	}
+	if c.record.Load() {
+		c.mu.Lock()
+		for j, t := range miss {
+			c.vecs[t] = vs[j]
 		}
-		if len(vs) != len(miss) {
-			return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vs), len(miss))
-		}
-		for j, i := range at {
-			out[i] = vs[j]
-		}
+		c.mu.Unlock()
 	}
 	return out, nil
 }

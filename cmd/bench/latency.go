@@ -13,8 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/omoide/omoide"
@@ -417,7 +415,8 @@ func measurePreset(ctx context.Context, path, preset string, opts *retriever.Opt
 	// peak then counts.
 	runtime.GC()
 	resetPeakRSS()
-	emb := &memoEmbedder{inner: inner, vecs: map[string][]float32{}}
+	emb := &cachedEmbedder{inner: inner, vecs: map[string][]float32{}}
+	emb.record.Store(true)
 	t := time.Now()
 	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, Retriever: opts, IndexMin: ef.indexMin})
 	if err != nil {
@@ -461,7 +460,8 @@ func measurePreset(ctx context.Context, path, preset string, opts *retriever.Opt
 	}
 	// The measured pass: the same queries, their vectors served from the
 	// embedding pass, so that the stages after it are timed without it.
-	emb.frozen.Store(true)
+	emb.record.Store(false)
+	emb.misses.Store(0)
 	var traces []retriever.Trace
 	cands, picked := 0, 0
 	stop, err := startCPUProfile(cpuProfile)
@@ -534,52 +534,6 @@ func ingestInto(ctx context.Context, path, preset string, ef embedFlags, emb emb
 	m.IngestPeakRSSBytes = peakRSS()
 	fmt.Fprintf(log, "  %s: ingested %d episodes in %v (%.0f/s)\n", preset, len(eps), ingest.Round(time.Millisecond), m.IngestPerSec)
 	return nil
-}
-
-// memoEmbedder embeds through inner and keeps every query vector; once
-// frozen it serves them without calling inner (counting texts it has not
-// seen), so that retrieval is timed without the embedding.
-type memoEmbedder struct {
-	inner  embed.Embedder
-	mu     sync.Mutex
-	vecs   map[string][]float32
-	frozen atomic.Bool
-	misses atomic.Int64
-}
-
-func (e *memoEmbedder) Identity() embed.Identity { return e.inner.Identity() }
-func (e *memoEmbedder) Lexical() bool            { return embed.IsLexical(e.inner) }
-
-func (e *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if e.frozen.Load() {
-		out := make([][]float32, len(texts))
-		e.mu.Lock()
-		for i, t := range texts {
-			out[i] = e.vecs[t]
-		}
-		e.mu.Unlock()
-		for i := range out {
-			if out[i] == nil {
-				e.misses.Add(1)
-				v, err := e.inner.Embed(ctx, texts[i:i+1])
-				if err != nil {
-					return nil, err
-				}
-				out[i] = v[0]
-			}
-		}
-		return out, nil
-	}
-	vs, err := e.inner.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	for i, t := range texts {
-		e.vecs[t] = vs[i]
-	}
-	e.mu.Unlock()
-	return vs, nil
 }
 
 // resetPeakRSS resets the kernel's peak resident set size of this process
