@@ -230,10 +230,13 @@ func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, e
 		}
 		vp, vn := x.pos[i*w:(i+1)*w], x.neg[i*w:(i+1)*w]
 		for _, q := range prepared {
+			// A code's positive and negative sets are disjoint, so the
+			// agreeing components are one union and the disagreeing ones
+			// another: two population counts a word instead of four.
 			s := 0
-			for j := range w {
-				s += bits.OnesCount64(q.pos[j]&vp[j]) + bits.OnesCount64(q.neg[j]&vn[j]) -
-					bits.OnesCount64(q.pos[j]&vn[j]) - bits.OnesCount64(q.neg[j]&vp[j])
+			qp, qn := q.pos[:w], q.neg[:w]
+			for j := range vp {
+				s += bits.OnesCount64(qp[j]&vp[j]|qn[j]&vn[j]) - bits.OnesCount64(qp[j]&vn[j]|qn[j]&vp[j])
 			}
 			q.pool.offer(int32(s), int32(i))
 		}
