@@ -645,21 +645,22 @@ func (r *Retriever) analyzed(q string) []string {
 const minCommonDocs = 100
 
 // A BM25 query's rows among the person's episodes are bounded by
-// MaxMatchRows, and below that by a twentieth of the person's episodes, but
+// MaxMatchRows, and below that by a fortieth of the person's episodes, but
 // never below minMatchRows: a term matching more than that share of a
 // memory weighs little in its bm25. With jsquad-ja-dev's questions asked of a
 // memory padded with real chat (cmd/bench eval -distractors), Recall@5 is the
-// same with these bounds as with none at 11,000 episodes (500 rows) and
-// 101,000 (2,000), and BM25 at 10,000 takes half the time (docs/performance.md).
+// same with these bounds as with none at 11,000 episodes (250 rows) and
+// 101,000 (2,000), and BM25 at 10,000 takes a third of the time
+// (docs/performance.md). A twentieth (at least 500 rows) was no better.
 const (
-	minMatchRows   = 500
-	matchRowsShare = 0.05
+	minMatchRows   = 250
+	matchRowsShare = 0.025
 )
 
 // queryTerms returns the BM25 terms of each query text. With MaxMatchRows
 // set, a query keeps its rarest terms, in their order, before the
 // MaxQueryTerms cut, while the rows they match among the person's episodes
-// stay within MaxMatchRows (and a twentieth of those episodes, at least
+// stay within MaxMatchRows (and a fortieth of those episodes, at least
 // minMatchRows), their postings in the whole index within MaxPostings, and
 // none is held by more than MaxTermShare of the store (the rarest term
 // always stays). A term's rows among the

@@ -487,7 +487,7 @@ func (c commonTerms) Count(context.Context, string) (int, error) { return c.mine
 
 // TestMaxMatchRowsDropsCommonTerms: a BM25 query keeps its rarest terms
 // while their rows among the person's episodes fit MaxMatchRows (and a
-// twentieth of the person's episodes, at least 500), their postings
+// fortieth of the person's episodes, at least 250), their postings
 // MaxPostings and each term's share of the store MaxTermShare, the rarest
 // always; the zero MaxMatchRows keeps every term.
 func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
@@ -507,10 +507,10 @@ func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
 		{"今日味噌ラーメンを食べたい", 100000, 0, 0, 0, []string{"今日", "味噌", "ラーメン", "食べる"}, nil},
 		{"今日食べる", 100000, 2000, 0, 0, []string{"食べる"}, []string{"今日"}}, // every term common: the rarest stays
 		// A person with 20% of the store matches 20% of each term's rows,
-		// within a twentieth of their 20,000 episodes (1,000 rows) ...
+		// within a fortieth of their 20,000 episodes (500 rows) ...
 		{"今日味噌ラーメンを食べたい", 20000, 2000, 0, 0, []string{"味噌", "ラーメン"}, []string{"今日", "食べる"}},
-		// ... one with 1% within 500 rows, the least budget: 今日's 900 are too many ...
-		{"今日味噌ラーメンを食べたい", 1000, 2000, 0, 0, []string{"味噌", "ラーメン", "食べる"}, []string{"今日"}},
+		// ... one with 1% within 250 rows, the least budget: 食べる's 400 are too many ...
+		{"今日味噌ラーメンを食べたい", 1000, 2000, 0, 0, []string{"味噌", "ラーメン"}, []string{"今日", "食べる"}},
 		// ... one with 0.1% has room for every term ...
 		{"今日味噌ラーメンを食べたい", 100, 2000, 0, 0, []string{"今日", "味噌", "ラーメン", "食べる"}, nil},
 		// ... but reading the postings is bounded over the whole store ...
