@@ -76,7 +76,8 @@ func TestReferenceParity(t *testing.T) {
 		if got := q.rerank; got != c.Query {
 			t.Fatalf("case %d: query %q, python %q", i, got, c.Query)
 		}
-		if got := tokenizeMatch(r, q.bm25[len(q.bm25)-1]); got != c.BM25Query {
+		terms := q.terms[len(q.terms)-1]
+		if got := tokenize.MatchQuery(terms[:min(len(terms), o.MaxQueryTerms)]); got != c.BM25Query {
 			t.Fatalf("case %d: bm25 query %q, python %q", i, got, c.BM25Query)
 		}
 
@@ -132,7 +133,3 @@ func TestReferenceParity(t *testing.T) {
 }
 
 func ulp(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - math.Abs(x) }
-
-func tokenizeMatch(r *Retriever, text string) string {
-	return tokenize.MatchQuery(r.bm25Terms(text))
-}

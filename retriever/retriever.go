@@ -145,6 +145,7 @@ type Retriever struct {
 	store     Store
 	opts      Options
 	knnWeight float64 // opts.KNNWeight resolved for the store's embedder
+	context   termCache
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
@@ -300,7 +301,11 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	if r.opts.Gate.enabled() || req.WithCandidates {
 		msgGrams = ro.QueryGrams(text)
 		depth := min(len(scored), r.opts.Gate.depth(ro.MaxResults))
-		if coverage, err = r.coverage(ctx, text, scored[:depth]); err != nil {
+		terms := q.terms[0] // the message's, unless clipped for BM25
+		if utf8.RuneCountInString(pytext.Compact(text)) > r.opts.MaxQueryChars {
+			terms = r.store.Analyzer().Terms(text)
+		}
+		if coverage, err = r.coverage(ctx, terms, scored[:depth]); err != nil {
 			return res, err
 		}
 	}
@@ -348,15 +353,14 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 }
 
 // coverage returns, for each candidate, the IDF-weighted share of the
-// message's terms among the candidate's indexed terms: Σ idf(t) over the
+// message's terms (the analyzed message) among the candidate's indexed terms: Σ idf(t) over the
 // message terms the candidate holds / Σ idf(t) over all of them, with
 // idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index, leaving out
 // the terms no episode holds (in a young store that is most function words). Rare words
 // (names, topics) weigh more than the words every episode has, so the share
 // says how much of what the message is about the episode speaks of.
-func (r *Retriever) coverage(ctx context.Context, text string, cands []rerank.Scored) ([]float64, error) {
+func (r *Retriever) coverage(ctx context.Context, terms []string, cands []rerank.Scored) ([]float64, error) {
 	out := make([]float64, len(cands))
-	terms := r.store.Analyzer().Terms(text)
 	if len(terms) == 0 || len(cands) == 0 {
 		return out, nil
 	}
@@ -428,38 +432,98 @@ func (r *Retriever) filter(now time.Time) episode.Filter {
 
 // queryTexts are a retrieval's query texts.
 type queryTexts struct {
-	texts  []string // Q1 and, with context, Q2: what is embedded
-	bm25   []string // the text each query's BM25 terms come from
-	rerank string   // the text the reranker compares episodes with
+	texts []string // Q1 and, with context, Q2: what is embedded
+	bm25  []string // the text each query's BM25 terms come from
+	// terms are each query's BM25 terms, analyzed from its bm25 text clipped
+	// to MaxQueryChars, before the MaxQueryTerms cut and the bounds of
+	// queryTerms. terms[0] are the message's.
+	terms  [][]string
+	rerank string // the text the reranker compares episodes with
 }
 
 // queries builds Q1 = the message and, when there is context, Q2 = context +
-// separator + message. With MessageFirstBM25, Q2's BM25 text starts with the
-// message and then the context from the newest line back, so the clip to
-// MaxQueryChars cuts the oldest context instead of the message.
+// separator + message. With MessageFirstBM25, Q2's BM25 text is the message
+// and then the context's messages from the newest back, without their role
+// labels ("User", "Persona" are no words of the conversation), so the clip to
+// MaxQueryChars cuts the oldest context instead of the message; its terms
+// are the message's, analyzed once for both queries, then the context's.
 func (r *Retriever) queries(text string, recent []Message) queryTexts {
-	q := queryTexts{texts: []string{text}, bm25: []string{text}, rerank: text}
-	lines := r.contextLines(recent)
-	if len(lines) == 0 {
+	msgTerms := r.analyzed(text, r.opts.MaxQueryChars)
+	q := queryTexts{texts: []string{text}, bm25: []string{text}, terms: [][]string{msgTerms}, rerank: text}
+	msgs := r.contextMessages(recent)
+	if len(msgs) == 0 {
 		return q
+	}
+	lines := make([]string, len(msgs))
+	for i, m := range msgs {
+		label := r.opts.UserLabel
+		if m.Role == "assistant" {
+			label = r.opts.AssistantLabel
+		}
+		lines[i] = label + ": " + m.Content
 	}
 	q2 := strings.Join(lines, "\n") + ContextSeparator + text
-	if q2 == text {
-		return q
-	}
 	q.texts = append(q.texts, q2)
 	q.rerank = q2
-	if r.opts.MessageFirstBM25 {
-		rev := make([]string, 0, len(lines)+1)
-		rev = append(rev, text)
-		for i := len(lines) - 1; i >= 0; i-- {
-			rev = append(rev, lines[i])
-		}
-		q.bm25 = append(q.bm25, strings.Join(rev, "\n"))
-	} else {
+	if !r.opts.MessageFirstBM25 {
 		q.bm25 = append(q.bm25, q2)
+		q.terms = append(q.terms, r.analyzed(q2, r.opts.MaxQueryChars))
+		return q
 	}
+	rev := make([]string, 0, len(msgs)+1)
+	rev = append(rev, text)
+	terms := slices.Clip(msgTerms)
+	room := r.opts.MaxQueryChars - utf8.RuneCountInString(pytext.Compact(text))
+	for i := len(msgs) - 1; i >= 0; i-- {
+		c := msgs[i].Content
+		rev = append(rev, c)
+		if room--; room <= 0 { // the space between two messages
+			continue
+		}
+		if n := utf8.RuneCountInString(c); n > room {
+			c = pytext.Head(c, room)
+		}
+		room -= utf8.RuneCountInString(c)
+		for _, t := range r.context.terms(r.store.Analyzer(), c) {
+			if !slices.Contains(terms, t) { // an analyzer's terms are distinct
+				terms = append(terms, t)
+			}
+		}
+	}
+	q.bm25 = append(q.bm25, strings.Join(rev, "\n"))
+	q.terms = append(q.terms, terms)
 	return q
+}
+
+// termCache keeps the analyzed terms of recent context messages: a
+// conversation's context moves by one message a turn, so each message is
+// analyzed once instead of on every turn it stays in the context. It is safe
+// for concurrent use; its zero value is empty.
+type termCache struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+// maxCachedContexts bounds a termCache; when full it starts over.
+const maxCachedContexts = 4096
+
+// terms returns a's terms of the compacted text, from the cache when it holds
+// them. The slice is shared: callers do not modify it.
+func (c *termCache) terms(a tokenize.Analyzer, text string) []string {
+	c.mu.Lock()
+	t, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return t
+	}
+	t = slices.Clip(a.Terms(text))
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedContexts {
+		c.m = make(map[string][]string)
+	}
+	c.m[text] = t
+	c.mu.Unlock()
+	return t
 }
 
 // armResults are the ranked hits of each search: vector and BM25 per query.
@@ -532,7 +596,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 	if r.opts.BM25K > 0 {
 		a.bm25 = make([][]episode.Hit, n)
 		t := time.Now()
-		terms, err := r.queryTerms(ctx, user, q.bm25)
+		terms, err := r.queryTerms(ctx, user, q.terms)
 		if err != nil {
 			return a, err
 		}
@@ -626,18 +690,10 @@ func (r *Retriever) embed(ctx context.Context, texts []string, tr *Trace) ([][]f
 	return vecs, err
 }
 
-// bm25Terms returns the FTS terms of a query: compacted, clipped to
-// MaxQueryChars characters, analyzed, at most MaxQueryTerms terms.
-func (r *Retriever) bm25Terms(q string) []string {
-	terms := r.analyzed(q)
-	if len(terms) > r.opts.MaxQueryTerms {
-		terms = terms[:r.opts.MaxQueryTerms]
-	}
-	return terms
-}
-
-func (r *Retriever) analyzed(q string) []string {
-	return r.store.Analyzer().Terms(pytext.Head(pytext.Compact(q), r.opts.MaxQueryChars))
+// analyzed returns the terms of text compacted and clipped to chars
+// characters.
+func (r *Retriever) analyzed(text string, chars int) []string {
+	return r.store.Analyzer().Terms(pytext.Head(pytext.Compact(text), chars))
 }
 
 // minCommonDocs is the fewest episodes that make a word common under
@@ -670,18 +726,18 @@ const (
 // as の or て, words the person says every day) match most rows while weighing
 // least in bm25. That bounds BM25's work however many episodes the store and
 // the person hold.
-func (r *Retriever) queryTerms(ctx context.Context, user string, texts []string) ([][]string, error) {
-	out := make([][]string, len(texts))
+func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]string) ([][]string, error) {
+	out := make([][]string, len(analyzed))
 	if r.opts.MaxMatchRows <= 0 {
-		for i, t := range texts {
-			out[i] = r.bm25Terms(t)
+		for i, terms := range analyzed {
+			out[i] = terms[:min(len(terms), r.opts.MaxQueryTerms)]
 		}
 		return out, nil
 	}
 	var all []string
-	for i, t := range texts {
-		out[i] = r.analyzed(t)
-		all = append(all, out[i]...)
+	for i, terms := range analyzed {
+		out[i] = slices.Clone(terms)
+		all = append(all, terms...)
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
@@ -758,30 +814,18 @@ func MessagesOf(eps []episode.Episode) []Message {
 	return msgs
 }
 
-// contextLines renders the last ContextMessages messages as lines "User:
-// text" or "Persona: text", each text compacted.
-func (r *Retriever) contextLines(msgs []Message) []string {
-	lines := make([]string, 0, len(msgs))
+// contextMessages returns the last ContextMessages messages of the user and
+// the assistant, each text compacted.
+func (r *Retriever) contextMessages(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		var label string
-		switch m.Role {
-		case "user":
-			label = r.opts.UserLabel
-		case "assistant":
-			label = r.opts.AssistantLabel
-		default:
-			continue
-		}
 		// As in the reference, only empty messages are skipped: a
-		// whitespace-only one still yields its label.
-		if m.Content != "" {
-			lines = append(lines, label+": "+pytext.Compact(m.Content))
+		// whitespace-only one still yields its label in Q2.
+		if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
+			out = append(out, Message{Role: m.Role, Content: pytext.Compact(m.Content)})
 		}
 	}
-	if len(lines) > r.opts.ContextMessages {
-		lines = lines[len(lines)-r.opts.ContextMessages:]
-	}
-	return lines
+	return out[max(0, len(out)-r.opts.ContextMessages):]
 }
 
 // echoFilter recognises episodes already in the recent conversation: the

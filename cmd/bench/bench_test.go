@@ -218,7 +218,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		{"recency weights", weights{0.50, 0.20, 0.30}, 0.20, 0.60, retriever.Gate{}},
 		{"cosine gate", weights{0.55, 0.35, 0.10}, 0.28, 0.35, retriever.Gate{MinCosine: 0.4}},
 		{"coverage gate", weights{0.55, 0.35, 0.10}, 0.28, 0.35, retriever.Gate{MinCoverage: 0.9}},
-		{"both gates, shallow", weights{0.55, 0.35, 0.10}, 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.6, Depth: 3}},
+		{"both gates, shallow", weights{0.55, 0.35, 0.10}, 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.7, Depth: 3}},
 	}
 	gc := &gramCache{m: map[int64]ngram.Set{}}
 	queries := 0
