@@ -68,6 +68,9 @@ type Candidate struct {
 	ReplyText  string
 	OccurredAt time.Time // the zero time (or before 1970) has no recency
 	Boost      float64   // added to Final as it is (0 in the reference)
+	// Grams are the episode's n-grams (EpisodeGrams) when the caller has
+	// them already; nil means Score computes them.
+	Grams ngram.Set
 }
 
 // Scored is a candidate with its score parts.
@@ -119,7 +122,10 @@ func Score(q ngram.Set, cands []Candidate, now time.Time, o Options) []Scored {
 	}
 	nowUnix := float64(now.Unix())
 	for i, c := range cands {
-		s := Scored{Candidate: c, grams: o.EpisodeGrams(c.UserText, c.ReplyText)}
+		s := Scored{Candidate: c, grams: c.Grams}
+		if s.grams == nil {
+			s.grams = o.EpisodeGrams(c.UserText, c.ReplyText)
+		}
 		s.RRFNorm = c.RRF / maxRRF
 		s.Lex = ngram.Dice(q, s.grams) * strength
 		if at := c.OccurredAt.Unix(); at > 0 && o.RecencyDays > 0 {

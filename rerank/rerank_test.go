@@ -44,6 +44,26 @@ func TestScoreParts(t *testing.T) {
 	}
 }
 
+// TestScoreUsesGivenGrams: a candidate's precomputed n-grams are the ones
+// scored and returned; without them Score makes them from the texts.
+func TestScoreUsesGivenGrams(t *testing.T) {
+	o := DefaultOptions()
+	q := o.QueryGrams("abc def")
+	given := o.EpisodeGrams("abc def", "")
+	got := Score(q, []Candidate{
+		{ID: 1, RRF: 1, UserText: "xyz", Grams: given},
+		{ID: 2, RRF: 1, UserText: "abc def"},
+	}, now, o)
+	for _, s := range got {
+		if !near(s.Lex, 5.0/30) {
+			t.Errorf("candidate %d: lex %v, want the full Dice × 5/30", s.ID, s.Lex)
+		}
+		if s.Grams().Len() != given.Len() {
+			t.Errorf("candidate %d: %d grams, want %d", s.ID, s.Grams().Len(), given.Len())
+		}
+	}
+}
+
 func TestScoreFutureEpisodeHasFullRecency(t *testing.T) {
 	o := DefaultOptions()
 	got := Score(o.QueryGrams("x"), []Candidate{{ID: 1, RRF: 1, UserText: "y", OccurredAt: now.Add(time.Hour)}}, now, o)

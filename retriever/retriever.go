@@ -259,9 +259,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	for i, f := range fused {
 		ids[i] = f.ID
 	}
-	eps, err := r.store.GetMany(ctx, ids)
+	eps, grams, err := r.fetch(ctx, ids)
 	if err != nil {
-		return res, fmt.Errorf("retriever: fetch candidates: %w", err)
+		return res, err
 	}
 	tr.Fetch = time.Since(t)
 	tr.Fetched = len(eps)
@@ -278,7 +278,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		if j >= len(eps) || eps[j].ID != f.ID {
 			continue // deleted since the search
 		}
-		e := eps[j]
+		e, g := eps[j], grams[j]
 		j++
 		if e.User != req.User {
 			continue // never another person's episode, whatever an index said
@@ -288,7 +288,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 			continue
 		}
 		byID[e.ID] = e
-		c := rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt}
+		c := rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g}
 		if window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until) {
 			c.Boost = r.opts.TimeBoost
 		}
@@ -350,6 +350,43 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		res.Hits[i] = h
 	}
 	return res, nil
+}
+
+// fetchParts is how many concurrent reads fetch the candidates; fetchPart is
+// the fewest candidates worth a read of their own.
+const (
+	fetchParts = 2
+	fetchPart  = 16
+)
+
+// fetch returns the episodes of ids still in the store, in the order of ids,
+// with each one's rerank n-grams. The candidates are read in up to
+// fetchParts parts at once, each part's n-grams made as it arrives: the
+// searches are over, and reading and n-gramming sixty episodes on one core
+// left the other idle.
+func (r *Retriever) fetch(ctx context.Context, ids []int64) ([]episode.Episode, []ngram.Set, error) {
+	parts := min(fetchParts, max(1, len(ids)/fetchPart))
+	eps, grams, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([]error, parts)
+	read := func(p int) {
+		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
+		if eps[p], errs[p] = r.store.GetMany(ctx, part); errs[p] != nil {
+			return
+		}
+		grams[p] = make([]ngram.Set, len(eps[p]))
+		for i, e := range eps[p] {
+			grams[p][i] = r.opts.Rerank.EpisodeGrams(e.UserText, e.ReplyText)
+		}
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { read(p) })
+	}
+	read(0)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, fmt.Errorf("retriever: fetch candidates: %w", err)
+	}
+	return slices.Concat(eps...), slices.Concat(grams...), nil
 }
 
 // coverage returns, for each candidate, the IDF-weighted share of the
