@@ -238,6 +238,12 @@ func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, e
 			for j := range vp {
 				s += bits.OnesCount64(qp[j]&vp[j]|qn[j]&vn[j]) - bits.OnesCount64(qp[j]&vn[j]|qn[j]&vp[j])
 			}
+			// Entries come in order, so a full pool rejects a later
+			// entry that does not beat its worst score: checked here, the
+			// common case costs no call.
+			if p := &q.pool; len(p.items) == p.limit && int32(s) <= p.items[0].score {
+				continue
+			}
 			q.pool.offer(int32(s), int32(i))
 		}
 	}
