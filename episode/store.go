@@ -116,8 +116,6 @@ func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-var registerVec sync.Once
-
 // Open opens or creates the store at path (a file; it is created when
 // missing), migrating its schema forward when it is older than this version.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
@@ -161,8 +159,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
-
-func registerSQLiteVec() { sqlite_vec.Auto() }
 
 // dsn is the go-sqlite3 data source of the database file at path: WAL,
 // immediate transactions (deferred ones fail with "database is locked" under

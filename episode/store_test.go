@@ -569,3 +569,15 @@ func TestBM25OnlyThePersonsRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteCountsNoMemory: opening a store turns SQLite's memory statistics
+// off, whose process-wide mutex made concurrent queries run one at a time.
+func TestSQLiteCountsNoMemory(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Add(ctx, []Episode{{User: "haruka", UserText: "今日は鎌倉へ行った", ReplyText: "いいね", OccurredAt: day}}); err != nil {
+		t.Fatal(err)
+	}
+	if sqliteCountsMemory() {
+		t.Fatal("SQLite still keeps memory statistics after a store was opened")
+	}
+}
