@@ -2,9 +2,13 @@ package episode
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/omoide/omoide/tokenize"
 )
 
 // Filter restricts a search. The zero Filter admits every kind and state,
@@ -108,6 +112,29 @@ func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) (
 		return nil, fmt.Errorf("episode store: bm25: %w", err)
 	}
 	return scanHits(rows, "bm25")
+}
+
+// Holds reports, for each term (as the store's analyzer makes them), whether
+// any episode of user holds it in its texts, whatever its date, kind or
+// state. Each term costs one FTS5 lookup that stops at the first row.
+func (s *Store) Holds(ctx context.Context, user string, terms []string) ([]bool, error) {
+	out := make([]bool, len(terms))
+	for i, t := range terms {
+		m := tokenize.MatchQuery([]string{t})
+		if m == "" {
+			continue
+		}
+		var one int
+		err := s.queryRow(ctx, `SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT 1`,
+			`person : "`+PersonToken(user)+`" AND {user_text reply_text} : (`+m+`)`).Scan(&one)
+		switch {
+		case err == nil:
+			out[i] = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, fmt.Errorf("episode store: holds: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // Between returns up to limit episodes of user that pass the filter (use its

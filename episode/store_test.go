@@ -581,3 +581,32 @@ func TestSQLiteCountsNoMemory(t *testing.T) {
 		t.Fatal("SQLite still keeps memory statistics after a store was opened")
 	}
 }
+
+// TestHolds: a term counts as held only when one of the person's own
+// episodes holds it, in either text, whatever its date.
+func TestHolds(t *testing.T) {
+	s := newStore(t)
+	old := day.AddDate(-5, 0, 0)
+	if _, err := s.Add(ctx, []Episode{
+		ep("haruka", "I met Caroline at the library", "How was it?", day),
+		ep("haruka", "Barcelona was sunny", "Lucky you", old),
+		ep("kenta", "Melanie paints sunsets", "Beautiful", day),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	terms := []string{"carolin", "barcelona", "melani", "librari", "unknown", `"quote`}
+	cases := map[string][]bool{
+		"haruka": {true, true, false, true, false, false},
+		"kenta":  {false, false, true, false, false, false},
+		"nobody": {false, false, false, false, false, false},
+	}
+	for user, want := range cases {
+		got, err := s.Holds(ctx, user, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Holds(%s, %q) = %v, want %v", user, terms, got, want)
+		}
+	}
+}
