@@ -150,13 +150,21 @@ type Options struct {
 //
 // Coverage does not depend on the embedder; cosine thresholds do, so
 // MinCosine must be re-tuned (cmd/bench tune) for another embedder.
+//
+// With UnknownNames, a message that names something none of the person's
+// episodes has ever held (a proper noun, found by the store's analyzer when
+// it is a tokenize.NameFinder: "What did Caroline research?" asked of a
+// memory without a Caroline) injects nothing, whatever the candidates cover:
+// the memory cannot be about it, and the words around a name ("research",
+// "camping") are what every memory shares. It needs no threshold.
 type Gate struct {
-	MinCoverage float64
-	MinCosine   float64
-	Depth       int
+	MinCoverage  float64
+	MinCosine    float64
+	Depth        int
+	UnknownNames bool
 }
 
-func (g Gate) enabled() bool { return g.MinCoverage > 0 || g.MinCosine > 0 }
+func (g Gate) thresholds() bool { return g.MinCoverage > 0 || g.MinCosine > 0 }
 
 func (g Gate) depth(maxResults int) int {
 	if g.Depth > 0 {
@@ -204,11 +212,11 @@ func ReferenceOptions() Options {
 // with its defects fixed where a fix has been measured (docs/quality.md) and
 // its scans made fast (docs/performance.md): no echo of the recent turns, the
 // message first in Q2's BM25 query, BM25 alone when the embedder fails,
-// small talk skipped, time-aware queries, an inject gate on term coverage,
-// a lexical embedder's vector lists weighed down in the fusion, common and
-// costly terms out of the BM25 queries and one in-memory vector scan for both
-// queries. Its store segments Japanese with kagome and stems English
-// (tokenize.DefaultAnalyzer).
+// small talk skipped, time-aware queries, an inject gate on term coverage and
+// on names the memory never held, a lexical embedder's vector lists weighed
+// down in the fusion, common and costly terms out of the BM25 queries and one
+// in-memory vector scan for both queries. Its store segments Japanese with
+// kagome and stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
 	o.ExcludeRecent = true
@@ -222,7 +230,7 @@ func DefaultOptions() Options {
 	o.MaxPostings = DefaultMaxPostings
 	o.MaxTermShare = DefaultMaxTermShare
 	o.OneVectorScan = true
-	o.Gate = Gate{MinCoverage: DefaultMinCoverage}
+	o.Gate = Gate{MinCoverage: DefaultMinCoverage, UnknownNames: true}
 	o.KNNWeight = 0 // by the embedder: see KNNWeight
 	return o
 }

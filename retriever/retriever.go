@@ -43,6 +43,7 @@ type Store interface {
 	IndexedTerms(ctx context.Context, ids []int64) ([][]string, error)
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
 	Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error)
+	Holds(ctx context.Context, user string, terms []string) ([]bool, error)
 }
 
 // Message is one message of the recent conversation.
@@ -102,7 +103,12 @@ type Trace struct {
 	Fetched    int // candidates still in the store
 	Echoes     int // candidates dropped as already in the recent conversation
 	Gated      int // candidates dropped by the gate
-	Picked     int
+	// Declined says why the gate dropped them, if it did.
+	Declined string
+	// UnknownNames are the names in the message that none of the person's
+	// episodes holds, looked up when the gate checks names.
+	UnknownNames []string
+	Picked       int
 	// Prepare is the time from the request to the searches: the recent
 	// conversation, the time window, the queries and their BM25 terms
 	// (analysis and document frequencies).
@@ -300,7 +306,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	scored := rerank.Score(ro.QueryGrams(q.rerank), cands, now, ro)
 	var msgGrams ngram.Set
 	var coverage []float64 // of the first candidates, for the gate
-	if r.opts.Gate.enabled() || req.WithCandidates {
+	if r.opts.Gate.thresholds() || req.WithCandidates {
 		msgGrams = ro.QueryGrams(text)
 		depth := min(len(scored), r.opts.Gate.depth(ro.MaxResults))
 		terms := q.terms[0] // the message's, unless clipped for BM25
@@ -332,8 +338,19 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 			res.Candidates[i] = hit(sc)
 		}
 	}
-	if r.opts.Gate.enabled() && !slices.ContainsFunc(scored[:len(coverage)], func(sc rerank.Scored) bool { return r.opts.Gate.admits(hit(sc)) }) {
-		// No examined candidate is evidence on its own: nothing is.
+	if r.opts.Gate.UnknownNames && len(scored) > 0 {
+		if tr.UnknownNames, err = r.unknownNames(ctx, req.User, text); err != nil {
+			return res, err
+		}
+	}
+	switch g := r.opts.Gate; {
+	case len(scored) == 0:
+	case len(tr.UnknownNames) > 0:
+		tr.Declined = fmt.Sprintf("the memory holds no %q", tr.UnknownNames)
+	case g.thresholds() && !slices.ContainsFunc(scored[:len(coverage)], func(sc rerank.Scored) bool { return g.admits(hit(sc)) }):
+		tr.Declined = fmt.Sprintf("no candidate of the first %d has coverage %.2f or cosine %.2f", len(coverage), g.MinCoverage, g.MinCosine)
+	}
+	if tr.Declined != "" { // no candidate is evidence on its own: nothing is
 		tr.Gated = len(scored)
 		scored = nil
 	}
@@ -352,6 +369,30 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		res.Hits[i] = h
 	}
 	return res, nil
+}
+
+// unknownNames returns the names in text (when the store's analyzer finds
+// names) that none of user's episodes holds.
+func (r *Retriever) unknownNames(ctx context.Context, user, text string) ([]string, error) {
+	nf, ok := r.store.Analyzer().(tokenize.NameFinder)
+	if !ok {
+		return nil, nil
+	}
+	names := nf.Names(text)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	held, err := r.store.Holds(ctx, user, names)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: gate: %w", err)
+	}
+	var unknown []string
+	for i, n := range names {
+		if !held[i] {
+			unknown = append(unknown, n)
+		}
+	}
+	return unknown, nil
 }
 
 // fetchParts is how many concurrent reads fetch the candidates; fetchPart is

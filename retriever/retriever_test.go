@@ -3,6 +3,7 @@ package retriever_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -401,6 +402,39 @@ func TestGateCanSayNo(t *testing.T) {
 	}
 	if len(res.Hits) == 0 || res.Hits[0].Coverage < 0.4 {
 		t.Fatalf("gate blocked a relevant memory: %+v", res.Hits)
+	}
+}
+
+// TestGateDeclinesUnknownNames: a question about someone the person's
+// memory never held injects nothing, though its other words match; the same
+// question asked of the memory that holds the name still injects, and
+// without UnknownNames the coverage gate alone lets it through.
+func TestGateDeclinesUnknownNames(t *testing.T) {
+	s := newStore(t, tokenize.KagomeSnowball())
+	add(t, s,
+		ep("mel", "Caroline told me she is researching adoption agencies", "That is a big step for her", 9),
+		ep("mel", "I went camping with the kids last weekend", "Sounds fun, where did you go?", 5),
+		ep("jon", "I did some research on dance studios for my new business", "What did you find?", 8),
+		ep("jon", "I went camping near the lake", "Nice, was it cold?", 4),
+	)
+	ask := func(o retriever.Options, user string) retriever.Result {
+		t.Helper()
+		res, err := newRetriever(t, s, o).Retrieve(ctx, retriever.Request{User: user, Text: "What did Caroline research?", Recent: []retriever.Message{}, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	o := retriever.DefaultOptions()
+	if res := ask(o, "jon"); len(res.Hits) != 0 || !slices.Equal(res.Trace.UnknownNames, []string{"carolin"}) || res.Trace.Declined == "" {
+		t.Errorf("jon, who never spoke of Caroline: hits %d, unknown names %q, declined %q", len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
+	}
+	if res := ask(o, "mel"); len(res.Hits) == 0 || res.Hits[0].Episode.User != "mel" || len(res.Trace.UnknownNames) != 0 {
+		t.Errorf("mel, who did: hits %d, unknown names %q, declined %q", len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
+	}
+	o.Gate.UnknownNames = false
+	if res := ask(o, "jon"); len(res.Hits) == 0 || res.Trace.UnknownNames != nil {
+		t.Errorf("without UnknownNames: hits %d, unknown names %q: the test no longer shows what the gate adds", len(res.Hits), res.Trace.UnknownNames)
 	}
 }
 

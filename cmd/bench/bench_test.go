@@ -256,7 +256,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			for _, h := range live.Hits {
 				want = append(want, h.Episode.ExternalID)
 			}
-			for _, p := range selectOffline(rescore(cands, v.w), v.gate, o.Rerank) {
+			for _, p := range selectOffline(rescore(cands, v.w), v.gate, o.Rerank, len(res.Trace.UnknownNames) > 0) {
 				got = append(got, p.ExtID)
 			}
 			if !slices.Equal(got, want) {

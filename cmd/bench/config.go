@@ -184,8 +184,8 @@ func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	return out, nil
 }
 
-// cachedAnalyzer serves precomputed Index texts; Name and Terms are the inner
-// analyzer's.
+// cachedAnalyzer serves precomputed Index texts; Name, Terms and Names are
+// the inner analyzer's.
 type cachedAnalyzer struct {
 	tokenize.Analyzer
 	index map[string]string // read-only once built
@@ -196,6 +196,16 @@ func (c *cachedAnalyzer) Index(text string) string {
 		return s
 	}
 	return c.Analyzer.Index(text)
+}
+
+// Names passes the inner analyzer's names on (tokenize.NameFinder), none when
+// it finds none: an embedded interface does not carry its value's other
+// methods.
+func (c *cachedAnalyzer) Names(text string) []string {
+	if nf, ok := c.Analyzer.(tokenize.NameFinder); ok {
+		return nf.Names(text)
+	}
+	return nil
 }
 
 // parallelMap computes f for every distinct text on workers goroutines.

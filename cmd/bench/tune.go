@@ -152,7 +152,12 @@ func walk(sorted []cand, medium float64, o rerank.Options) []cand {
 // Gate.depth are unexported, hence this copy. The retriever computes Coverage
 // for its own first Depth candidates only: with other weights, a candidate
 // that enters the first Depth has Coverage 0 here (its Cosine still counts).
-func gate(sorted []cand, g retriever.Gate, o rerank.Options) []cand {
+// With UnknownNames, a query whose live retrieval found names the memory
+// does not hold (unknown) admits nothing.
+func gate(sorted []cand, g retriever.Gate, o rerank.Options, unknown bool) []cand {
+	if g.UnknownNames && unknown {
+		return nil
+	}
 	if g.MinCoverage <= 0 && g.MinCosine <= 0 {
 		return sorted
 	}
@@ -171,8 +176,8 @@ func gate(sorted []cand, g retriever.Gate, o rerank.Options) []cand {
 // selectOffline is the retriever's selection on recomputed scores: the gate,
 // the walk, then nothing when there is no pick or the first pick is below
 // High.
-func selectOffline(sorted []cand, g retriever.Gate, o rerank.Options) []cand {
-	picks := walk(gate(sorted, g, o), o.Medium, o)
+func selectOffline(sorted []cand, g retriever.Gate, o rerank.Options, unknown bool) []cand {
+	picks := walk(gate(sorted, g, o, unknown), o.Medium, o)
 	if len(picks) == 0 || picks[0].Final < o.High {
 		return nil
 	}
@@ -185,6 +190,8 @@ type tuneQuery struct {
 	relevant map[string]bool
 	cands    []cand
 	live     []string // the live picks' external ids
+	// unknownNames: the message names what the memory does not hold.
+	unknownNames bool
 }
 
 // tuneCell is the figures of one (weights, medium, high) setting.
@@ -223,7 +230,7 @@ func sweep(qs []tuneQuery, ws []weights, gates []retriever.Gate, mediums, highs 
 			for _, m := range mediums {
 				walks := make([]walked, len(qs))
 				for i, q := range qs {
-					picks := walk(gate(sorted[i], g, o), m, o)
+					picks := walk(gate(sorted[i], g, o, q.unknownNames), m, o)
 					walks[i].first = math.Inf(-1)
 					if len(picks) > 0 {
 						walks[i].first = picks[0].Final
@@ -399,7 +406,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var gates []retriever.Gate
 	for _, c := range cosines {
 		for _, v := range covs {
-			gates = append(gates, retriever.Gate{MinCosine: c, MinCoverage: v, Depth: cfg.Opts.Gate.Depth})
+			gates = append(gates, retriever.Gate{MinCosine: c, MinCoverage: v, Depth: cfg.Opts.Gate.Depth, UnknownNames: cfg.Opts.Gate.UnknownNames})
 		}
 	}
 	emb, err := f.emb.embedder()
@@ -435,7 +442,8 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		gc := &gramCache{m: map[int64]ngram.Set{}}
 		err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
 			q := s.Queries[i]
-			tq := tuneQuery{suite: s.Name, relevant: map[string]bool{}, cands: candsOf(res, cfg.Opts, gc)}
+			tq := tuneQuery{suite: s.Name, relevant: map[string]bool{}, cands: candsOf(res, cfg.Opts, gc),
+				unknownNames: len(res.Trace.UnknownNames) > 0}
 			for _, id := range q.Relevant {
 				tq.relevant[id] = true
 			}
@@ -453,7 +461,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, q := range qs {
 			total++
 			var ids []string
-			for _, p := range selectOffline(rescore(q.cands, lw), cfg.Opts.Gate, ro) {
+			for _, p := range selectOffline(rescore(q.cands, lw), cfg.Opts.Gate, ro, q.unknownNames) {
 				ids = append(ids, p.ExtID)
 			}
 			if slices.Equal(ids, q.live) {

@@ -35,24 +35,28 @@ type hitJSON struct {
 
 // traceJSON is retriever.Trace.
 type traceJSON struct {
-	Skipped    string   `json:"skipped,omitempty"`
-	Degraded   string   `json:"degraded,omitempty"` // why the vector arm did not run
-	Queries    []string `json:"queries"`
-	BM25Match  []string `json:"bm25_match"`
-	KNNHits    []int    `json:"knn_hits"`
-	BM25Hits   []int    `json:"bm25_hits"`
-	Candidates int      `json:"candidates"`
-	Fetched    int      `json:"fetched"`
-	Echoes     int      `json:"echoes"` // dropped as already in the recent conversation
-	Gated      int      `json:"gated"`  // dropped by the gate
-	Picked     int      `json:"picked"`
-	EmbedUS    int64    `json:"embed_us"`
-	KNNUS      int64    `json:"knn_us"`
-	BM25US     int64    `json:"bm25_us"`
-	FuseUS     int64    `json:"fuse_us"`
-	FetchUS    int64    `json:"fetch_us"`
-	RerankUS   int64    `json:"rerank_us"`
-	TotalUS    int64    `json:"total_us"`
+	Skipped  string `json:"skipped,omitempty"`
+	Degraded string `json:"degraded,omitempty"` // why the vector arm did not run
+	Window   string `json:"window,omitempty"`   // the message's time expression and its window
+	Declined string `json:"declined,omitempty"` // why the gate injected nothing
+	// UnknownNames are the message's names that the person's memory never held.
+	UnknownNames []string `json:"unknown_names,omitempty"`
+	Queries      []string `json:"queries"`
+	BM25Match    []string `json:"bm25_match"`
+	KNNHits      []int    `json:"knn_hits"`
+	BM25Hits     []int    `json:"bm25_hits"`
+	Candidates   int      `json:"candidates"`
+	Fetched      int      `json:"fetched"`
+	Echoes       int      `json:"echoes"` // dropped as already in the recent conversation
+	Gated        int      `json:"gated"`  // dropped by the gate
+	Picked       int      `json:"picked"`
+	EmbedUS      int64    `json:"embed_us"`
+	KNNUS        int64    `json:"knn_us"`
+	BM25US       int64    `json:"bm25_us"`
+	FuseUS       int64    `json:"fuse_us"`
+	FetchUS      int64    `json:"fetch_us"`
+	RerankUS     int64    `json:"rerank_us"`
+	TotalUS      int64    `json:"total_us"`
 }
 
 // resultJSON is retriever.Result.
@@ -105,7 +109,7 @@ func toTraceJSON(t retriever.Trace) traceJSON {
 		}
 		return s
 	}
-	return traceJSON{Skipped: t.Skipped, Degraded: t.Degraded, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
+	return traceJSON{Skipped: t.Skipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
 		KNNHits: nonNilInts(t.KNNHits), BM25Hits: nonNilInts(t.BM25Hits),
 		Candidates: t.Candidates, Fetched: t.Fetched, Echoes: t.Echoes, Gated: t.Gated, Picked: t.Picked,
 		EmbedUS: us(t.Embed), KNNUS: us(t.KNN), BM25US: us(t.BM25), FuseUS: us(t.Fuse), FetchUS: us(t.Fetch),

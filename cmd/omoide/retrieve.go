@@ -181,6 +181,12 @@ func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *
 	if t.Degraded != "" {
 		fmt.Fprintf(w, "degraded: %s\n", t.Degraded)
 	}
+	if t.Window != "" {
+		fmt.Fprintf(w, "time window: %s\n", t.Window)
+	}
+	if t.Declined != "" {
+		fmt.Fprintf(w, "gate declined: %s\n", t.Declined)
+	}
 	if len(res.Hits) > 0 {
 		fmt.Fprintln(w)
 		printHits(w, res.Hits, loc, clip)

@@ -18,6 +18,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
 )
 
 // fakeEmbeddings is an OpenAI-compatible /v1/embeddings server on loopback
@@ -464,5 +465,21 @@ func TestServerErrors(t *testing.T) {
 		if rec.Code != step.status {
 			t.Errorf("DELETE %s: status %d, want %d: %s", step.path, rec.Code, step.status, rec.Body)
 		}
+	}
+}
+
+// TestTraceJSONSaysWhy: the JSON trace carries why the gate declined, the
+// names the memory never held and the message's time window.
+func TestTraceJSONSaysWhy(t *testing.T) {
+	b, err := json.Marshal(toTraceJSON(retriever.Trace{Declined: "the memory holds no [\"carolin\"]", UnknownNames: []string{"carolin"}, Window: "yesterday"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["declined"] != "the memory holds no [\"carolin\"]" || got["window"] != "yesterday" || fmt.Sprint(got["unknown_names"]) != "[carolin]" {
+		t.Fatalf("trace JSON %s", b)
 	}
 }
