@@ -137,6 +137,48 @@ func (s *Store) Holds(ctx context.Context, user string, terms []string) ([]bool,
 	return out, nil
 }
 
+// Adjacent returns, for each id, the ids of the episodes of user just before
+// and just after it in time (ties by id; 0 where there is none, and for an id
+// that is not user's), in one statement. The unary + keeps SQLite from
+// reading every episode of user through episodes_user_time to find the
+// few ids (go-sqlite3's SQLite chose that plan: 0.37 ms for 5 ids among
+// 10,000, against 8 µs by primary key).
+func (s *Store) Adjacent(ctx context.Context, user string, ids []int64) ([][2]int64, error) {
+	out := make([][2]int64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{user}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.query(ctx, `SELECT e.id,
+		coalesce((SELECT p.id FROM episodes p WHERE p.user = e.user AND (p.occurred_at, p.id) < (e.occurred_at, e.id)
+			ORDER BY p.occurred_at DESC, p.id DESC LIMIT 1), 0),
+		coalesce((SELECT n.id FROM episodes n WHERE n.user = e.user AND (n.occurred_at, n.id) > (e.occurred_at, e.id)
+			ORDER BY n.occurred_at, n.id LIMIT 1), 0)
+		FROM episodes e WHERE +e.user = ? AND e.id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: adjacent: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, prev, next int64
+		if err := rows.Scan(&id, &prev, &next); err != nil {
+			return nil, fmt.Errorf("episode store: adjacent: %w", err)
+		}
+		for i, want := range ids {
+			if want == id {
+				out[i] = [2]int64{prev, next}
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: adjacent: %w", err)
+	}
+	return out, nil
+}
+
 // Between returns up to limit episodes of user that pass the filter (use its
 // Since and Until for the time window), newest first.
 func (s *Store) Between(ctx context.Context, user string, limit int, f Filter) ([]Episode, error) {

@@ -610,3 +610,27 @@ func TestHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjacent: an episode's neighbours are the person's episodes just before
+// and after it in time, ties broken by id, other people's left out.
+func TestAdjacent(t *testing.T) {
+	s := newStore(t)
+	ids, err := s.Add(ctx, []Episode{
+		ep("haruka", "a", "", day),                    // 0
+		ep("kenta", "k1", "", day.Add(time.Minute)),   // 1: someone else's, between
+		ep("haruka", "b", "", day.Add(2*time.Minute)), // 2
+		ep("haruka", "c", "", day.Add(2*time.Minute)), // 3: same time as b
+		ep("haruka", "d", "", day.Add(-time.Hour)),    // 4: stored last, earliest
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Adjacent(ctx, "haruka", []int64{ids[0], ids[2], ids[3], ids[4], ids[1], 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]int64{{ids[4], ids[2]}, {ids[0], ids[3]}, {ids[2], 0}, {0, ids[0]}, {0, 0}, {0, 0}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Adjacent = %v, want %v (ids %v)", got, want, ids)
+	}
+}
