@@ -35,6 +35,12 @@ const (
 	// single-hop 0.675 → 0.688, jsquad-ja-dev 0.964 → 0.964 (0.05 takes
 	// jsquad to 0.960; docs/quality.md).
 	DefaultMaxTermShare = 0.10
+	// DefaultNeighborShare is the default preset's NeighborShare. cmd/bench
+	// eval, Recall@5 with none → 0.9: locomo-dev single-hop 0.692 → 0.728,
+	// adversarial 0.731 → 0.768, sui-ja-dev written-reply 0.748 → 0.771,
+	// jsquad-ja-dev 0.963 → 0.963; 0.95 gains a little more on LoCoMo and
+	// SUI and costs jsquad 0.1 point, 1.0 costs it 0.6 (docs/quality.md).
+	DefaultNeighborShare = 0.9
 	// DefaultMinCoverage is the default preset's inject gate: a retrieval
 	// injects only if one of its first candidates holds at least 30% of the
 	// message's terms, by IDF weight (terms no episode holds left out).
@@ -136,6 +142,14 @@ type Options struct {
 	// high threshold can never say no: its top candidate always has
 	// rrf_norm 1). The zero Gate admits everything.
 	Gate Gate
+	// NeighborShare, when above 0, raises a candidate that is the person's
+	// episode just before or after one of the first Rerank.MaxResults
+	// candidates to at least this share of that one's score, and sorts
+	// again. A conversation stays on a topic for a few exchanges, so a
+	// candidate next to a strong match is better evidence than its own
+	// score says; only candidates (found by an arm, inside the filter) are
+	// raised, none is added. 0 (the reference) leaves the order alone.
+	NeighborShare float64
 }
 
 // Gate decides whether a retrieval has evidence at all, on signals measured
@@ -213,7 +227,8 @@ func ReferenceOptions() Options {
 // its scans made fast (docs/performance.md): no echo of the recent turns, the
 // message first in Q2's BM25 query, BM25 alone when the embedder fails,
 // small talk skipped, time-aware queries, an inject gate on term coverage and
-// on names the memory never held, a lexical embedder's vector lists weighed
+// on names the memory never held, candidates next to a strong match raised
+// (NeighborShare), a lexical embedder's vector lists weighed
 // down in the fusion, common and costly terms out of the BM25 queries and one
 // in-memory vector scan for both queries. Its store segments Japanese with
 // kagome and stems English (tokenize.DefaultAnalyzer).
@@ -231,6 +246,7 @@ func DefaultOptions() Options {
 	o.MaxTermShare = DefaultMaxTermShare
 	o.OneVectorScan = true
 	o.Gate = Gate{MinCoverage: DefaultMinCoverage, UnknownNames: true}
+	o.NeighborShare = DefaultNeighborShare
 	o.KNNWeight = 0 // by the embedder: see KNNWeight
 	return o
 }

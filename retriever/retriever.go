@@ -44,6 +44,7 @@ type Store interface {
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
 	Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error)
 	Holds(ctx context.Context, user string, terms []string) ([]bool, error)
+	Adjacent(ctx context.Context, user string, ids []int64) ([][2]int64, error)
 }
 
 // Message is one message of the recent conversation.
@@ -72,10 +73,14 @@ type Hit struct {
 	Relevance memorypack.Relevance // High for the first pick, Medium after
 	Reason    string
 	Score     float64 // the final rerank score
-	RRF       float64 // the fused score
-	RRFNorm   float64
-	Lex       float64
-	Rec       float64
+	// Boost is the time-window bonus inside Score (TimeBoost or 0). Score
+	// is WeightRRF·RRFNorm + WeightLex·Lex + WeightRecency·Rec + Boost,
+	// unless NeighborShare raised it.
+	Boost   float64
+	RRF     float64 // the fused score
+	RRFNorm float64
+	Lex     float64
+	Rec     float64
 	// Cosine is the cosine similarity to the message alone when the
 	// message's vector search found the episode, else 0.
 	Cosine float64
@@ -102,6 +107,7 @@ type Trace struct {
 	Candidates int // after fusion
 	Fetched    int // candidates still in the store
 	Echoes     int // candidates dropped as already in the recent conversation
+	Neighbors  int // candidates raised for being next to one of the first (NeighborShare)
 	Gated      int // candidates dropped by the gate
 	// Declined says why the gate dropped them, if it did.
 	Declined string
@@ -304,6 +310,12 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	}
 	ro := r.opts.Rerank
 	scored := rerank.Score(ro.QueryGrams(q.rerank), cands, now, ro)
+	var raised []int64 // candidates NeighborShare raised
+	if r.opts.NeighborShare > 0 && len(scored) > 1 {
+		if scored, raised, err = r.neighbors(ctx, req.User, scored, tr); err != nil {
+			return res, err
+		}
+	}
 	var msgGrams ngram.Set
 	var coverage []float64 // of the first candidates, for the gate
 	if r.opts.Gate.thresholds() || req.WithCandidates {
@@ -322,7 +334,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		examined[i] = scored[i].ID
 	}
 	hit := func(sc rerank.Scored) Hit {
-		h := Hit{Episode: byID[sc.ID], Score: sc.Final, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
+		h := Hit{Episode: byID[sc.ID], Score: sc.Final, Boost: sc.Boost, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
 			Cosine: arms.cosine(sc.ID)}
 		if msgGrams != nil {
 			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
@@ -366,9 +378,43 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 			h.Relevance = memorypack.High
 		}
 		h.Reason = p.Reason()
+		if slices.Contains(raised, p.ID) {
+			h.Reason += " (raised: next to a stronger match)"
+		}
 		res.Hits[i] = h
 	}
 	return res, nil
+}
+
+// neighbors raises each candidate that is adjacent in time to one of the
+// first MaxResults candidates to at least NeighborShare of that one's score,
+// then sorts again (ties keep their order), and returns the ids it raised.
+func (r *Retriever) neighbors(ctx context.Context, user string, scored []rerank.Scored, tr *Trace) ([]rerank.Scored, []int64, error) {
+	n := min(len(scored), max(1, r.opts.Rerank.MaxResults))
+	anchors := make([]int64, n)
+	for i := range anchors {
+		anchors[i] = scored[i].ID
+	}
+	adj, err := r.store.Adjacent(ctx, user, anchors)
+	if err != nil {
+		return nil, nil, fmt.Errorf("retriever: neighbours: %w", err)
+	}
+	var raised []int64
+	for i, pair := range adj {
+		floor := r.opts.NeighborShare * scored[i].Final
+		for _, id := range pair {
+			j := slices.IndexFunc(scored[n:], func(s rerank.Scored) bool { return s.ID == id })
+			if j >= 0 && id != 0 && scored[n+j].Final < floor {
+				scored[n+j].Final = floor
+				if !slices.Contains(raised, id) {
+					raised = append(raised, id)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(scored, func(a, b rerank.Scored) int { return cmp.Compare(b.Final, a.Final) })
+	tr.Neighbors = len(raised)
+	return scored, raised, nil
 }
 
 // unknownNames returns the names in text (when the store's analyzer finds

@@ -2,6 +2,7 @@ package retriever_test
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -435,6 +436,52 @@ func TestGateDeclinesUnknownNames(t *testing.T) {
 	o.Gate.UnknownNames = false
 	if res := ask(o, "jon"); len(res.Hits) == 0 || res.Trace.UnknownNames != nil {
 		t.Errorf("without UnknownNames: hits %d, unknown names %q: the test no longer shows what the gate adds", len(res.Hits), res.Trace.UnknownNames)
+	}
+}
+
+// TestNeighborShare: a candidate that is the person's exchange just after the
+// best match rises to NeighborShare of its score; without the option it
+// keeps its own.
+func TestNeighborShare(t *testing.T) {
+	s := newStore(t, nil)
+	ids := add(t, s,
+		ep("haruka", "来月、京都の嵐山へ紅葉を見に行く計画を立てている", "素敵！どの辺りを歩くの？", 12),
+		ep("haruka", "竹林の小径を歩いて、渡月橋の近くで湯豆腐を食べたい", "いいコースだね", 12),
+		ep("haruka", "最近ジムに通い始めた", "続くといいね", 9),
+		ep("haruka", "新しいスニーカーを買った", "何色？", 6),
+		ep("haruka", "雨で洗濯物が乾かない", "部屋干しだね", 3),
+		ep("haruka", "今日は在宅勤務だった", "通勤がないと楽だね", 2),
+		ep("haruka", "猫が膝の上で寝ている", "かわいい", 2),
+		ep("haruka", "明日の会議の資料を作った", "おつかれさま", 1),
+		ep("haruka", "夕飯はカレーにした", "いいね", 1),
+	)
+	req := retriever.Request{User: "haruka", Text: "嵐山の紅葉、見に行く計画どうなったっけ", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
+	rank := func(share float64) (retriever.Result, int) {
+		t.Helper()
+		o := retriever.DefaultOptions()
+		o.NeighborShare = share
+		res, err := newRetriever(t, s, o).Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Candidates) < 3 || res.Candidates[0].Episode.ID != ids[0] {
+			t.Fatalf("share %v: the plan is not the best match: %+v", share, res.Candidates)
+		}
+		return res, slices.IndexFunc(res.Candidates, func(h retriever.Hit) bool { return h.Episode.ID == ids[1] })
+	}
+	off, before := rank(0)
+	on, after := rank(0.9)
+	if off.Trace.Neighbors != 0 || on.Trace.Neighbors == 0 {
+		t.Errorf("neighbours raised: %d without the option, %d with it", off.Trace.Neighbors, on.Trace.Neighbors)
+	}
+	if after != 1 || before <= 1 {
+		t.Errorf("the next exchange ranks %d without the option and %d with it, want > 1 and 1", before, after)
+	}
+	if got, want := on.Candidates[1].Score, 0.9*on.Candidates[0].Score; math.Abs(got-want) > 1e-9 {
+		t.Errorf("raised score %v, want 0.9 × %v", got, on.Candidates[0].Score)
+	}
+	if len(on.Hits) < 2 || on.Hits[1].Episode.ID != ids[1] || !strings.Contains(on.Hits[1].Reason, "raised") {
+		t.Errorf("the raised exchange is not the second pick, or its reason does not say why: %+v", on.Hits)
 	}
 }
 

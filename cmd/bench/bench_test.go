@@ -223,6 +223,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	gc := &gramCache{m: map[int64]ngram.Set{}}
 	queries := 0
 	differs := map[string]int{} // queries where a variant picks otherwise than the defaults
+	raised := 0                 // queries whose live retrieval raised a neighbour
 	for i := 2; i < len(eps); i += 7 {
 		req := retriever.Request{User: "mio", Text: eps[i].UserText, Recent: retriever.MessagesOf(eps[i-2 : i]), Now: testNow, WithCandidates: true}
 		if i%3 == 0 { // some queries share few words with the store
@@ -233,7 +234,13 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		cands := candsOf(res, base, gc)
-		for _, c := range rescore(cands, weights{0.55, 0.35, 0.10}) {
+		if res.Trace.Neighbors > 0 {
+			raised++
+		}
+		if err := withAdjacency(ctx, mem.Store, "mio", cands); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range replay(cands, weights{0.55, 0.35, 0.10}, base.NeighborShare, base.Rerank) {
 			if c.Final != c.Live {
 				t.Fatalf("recomputed Final %v != live %v", c.Final, c.Live)
 			}
@@ -256,7 +263,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			for _, h := range live.Hits {
 				want = append(want, h.Episode.ExternalID)
 			}
-			for _, p := range selectOffline(rescore(cands, v.w), v.gate, o.Rerank, len(res.Trace.UnknownNames) > 0) {
+			for _, p := range selectOffline(replay(cands, v.w, o.NeighborShare, o.Rerank), v.gate, o.Rerank, len(res.Trace.UnknownNames) > 0) {
 				got = append(got, p.ExtID)
 			}
 			if !slices.Equal(got, want) {
@@ -272,6 +279,9 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	}
 	if queries < 10 {
 		t.Fatalf("only %d queries", queries)
+	}
+	if raised == 0 {
+		t.Error("no live retrieval raised a neighbour: the replay of NeighborShare is untested")
 	}
 	for _, v := range variants[1:] {
 		if differs[v.name] == 0 {

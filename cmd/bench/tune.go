@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -36,11 +37,13 @@ func (w weights) String() string { return fmt.Sprintf("%.2f/%.2f/%.2f", w.RRF, w
 // selection needs: its score parts, its n-grams (for the dedupe) and its
 // position in the live rerank order.
 type cand struct {
+	ID                           int64
 	ExtID                        string
-	RRF, RRFNorm, Lex, Rec, Live float64 // Live: the retriever's Final
-	Cosine, Coverage             float64 // what the gate tests
-	Boost                        float64 // the retriever's time-window boost, added to Final
-	Final                        float64 // recomputed
+	adj                          [2]int64 // the person's episodes just before and after (episode.Store.Adjacent)
+	RRF, RRFNorm, Lex, Rec, Live float64  // Live: the retriever's Final
+	Cosine, Coverage             float64  // what the gate tests
+	Boost                        float64  // the retriever's time-window boost, added to Final
+	Final                        float64  // recomputed
 	pos                          int
 	grams                        ngram.Set
 }
@@ -75,15 +78,8 @@ func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
 	o := ro.Rerank
 	out := make([]cand, len(res.Candidates))
 	for i, h := range res.Candidates {
-		c := cand{ExtID: h.Episode.ExternalID, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Live: h.Score,
-			Cosine: h.Cosine, Coverage: h.Coverage, pos: i, grams: gc.get(h, o)}
-		if base := o.WeightRRF*h.RRFNorm + o.WeightLex*h.Lex + o.WeightRecency*h.Rec; h.Score != base {
-			c.Boost = h.Score - base
-			if math.Abs(c.Boost-ro.TimeBoost) < 1e-9 {
-				c.Boost = ro.TimeBoost
-			}
-		}
-		out[i] = c
+		out[i] = cand{ID: h.Episode.ID, ExtID: h.Episode.ExternalID, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Live: h.Score,
+			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, pos: i, grams: gc.get(h, o)}
 	}
 	return out
 }
@@ -97,6 +93,50 @@ func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
 // order; with other weights it differs only for candidates tied on both the
 // new Final and RRF but not on the live Final, where the fusion's first-seen
 // order is no longer known.
+// withAdjacency fills each candidate's neighbours in the person's timeline,
+// for raiseNeighbors.
+func withAdjacency(ctx context.Context, s *episode.Store, user string, cs []cand) error {
+	ids := make([]int64, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	adj, err := s.Adjacent(ctx, user, ids)
+	if err != nil {
+		return err
+	}
+	for i := range cs {
+		cs[i].adj = adj[i]
+	}
+	return nil
+}
+
+// raiseNeighbors is the retriever's NeighborShare on recomputed scores: a
+// candidate next to one of the first MaxResults (anchors) rises to share of
+// that one's Final, then the list is sorted again, ties in their order.
+func raiseNeighbors(sorted []cand, share float64, o rerank.Options) []cand {
+	if share <= 0 || len(sorted) < 2 {
+		return sorted
+	}
+	n := min(len(sorted), max(1, o.MaxResults))
+	for i := range n {
+		floor := share * sorted[i].Final
+		for _, id := range sorted[i].adj {
+			j := slices.IndexFunc(sorted[n:], func(c cand) bool { return c.ID == id })
+			if j >= 0 && id != 0 && sorted[n+j].Final < floor {
+				sorted[n+j].Final = floor
+			}
+		}
+	}
+	slices.SortStableFunc(sorted, func(a, b cand) int { return cmp.Compare(b.Final, a.Final) })
+	return sorted
+}
+
+// replay is the retriever's order under weights w: rescore, then
+// raiseNeighbors.
+func replay(cs []cand, w weights, share float64, o rerank.Options) []cand {
+	return raiseNeighbors(rescore(cs, w), share, o)
+}
+
 func rescore(cs []cand, w weights) []cand {
 	out := slices.Clone(cs)
 	for i := range out {
@@ -214,7 +254,7 @@ type tuneCell struct {
 // picks of a (weights, gate, medium) do not depend on high, only the test of
 // the first pick does, so each query is walked once per (weights, gate,
 // medium).
-func sweep(qs []tuneQuery, ws []weights, gates []retriever.Gate, mediums, highs []float64, o rerank.Options) []tuneCell {
+func sweep(qs []tuneQuery, ws []weights, share float64, gates []retriever.Gate, mediums, highs []float64, o rerank.Options) []tuneCell {
 	var cells []tuneCell
 	for _, w := range ws {
 		type walked struct {
@@ -224,7 +264,7 @@ func sweep(qs []tuneQuery, ws []weights, gates []retriever.Gate, mediums, highs 
 		}
 		sorted := make([][]cand, len(qs))
 		for i, q := range qs {
-			sorted[i] = rescore(q.cands, w)
+			sorted[i] = replay(q.cands, w, share, o)
 		}
 		for _, g := range gates {
 			for _, m := range mediums {
@@ -452,6 +492,13 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			}
 			qs[i] = tq
 		})
+		if err == nil && cfg.Opts.NeighborShare > 0 {
+			for i := range qs {
+				if err = withAdjacency(ctx, stores.stores[cfg.Analyzer], s.Queries[i].User, qs[i].cands); err != nil {
+					break
+				}
+			}
+		}
 		stores.Close()
 		if err != nil {
 			return err
@@ -461,7 +508,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, q := range qs {
 			total++
 			var ids []string
-			for _, p := range selectOffline(rescore(q.cands, lw), cfg.Opts.Gate, ro, q.unknownNames) {
+			for _, p := range selectOffline(replay(q.cands, lw, cfg.Opts.NeighborShare, ro), cfg.Opts.Gate, ro, q.unknownNames) {
 				ids = append(ids, p.ExtID)
 			}
 			if slices.Equal(ids, q.live) {
@@ -491,7 +538,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var results []result
 	var plotCells []tuneCell
 	for gi, g := range groups {
-		cells := sweep(g, ws, gates, mediums, highs, ro)
+		cells := sweep(g, ws, cfg.Opts.NeighborShare, gates, mediums, highs, ro)
 		for _, c := range cells {
 			tab.add(labels[gi], c.Weights.String(), fmt.Sprintf("%.2f", c.Gate.MinCosine), fmt.Sprintf("%.2f", c.Gate.MinCoverage),
 				fmt.Sprintf("%.2f", c.Medium), fmt.Sprintf("%.2f", c.High),
