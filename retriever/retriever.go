@@ -362,7 +362,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	case g.thresholds() && !slices.ContainsFunc(scored[:len(coverage)], func(sc rerank.Scored) bool { return g.admits(hit(sc)) }):
 		tr.Declined = fmt.Sprintf("no candidate of the first %d has coverage %.2f or cosine %.2f", len(coverage), g.MinCoverage, g.MinCosine)
 	}
-	if tr.Declined != "" { // no candidate is evidence on its own: nothing is
+	if tr.Declined != "" { // the gate said no: nothing is injected
 		tr.Gated = len(scored)
 		scored = nil
 	}
@@ -479,12 +479,13 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64) ([]episode.Episode, 
 }
 
 // coverage returns, for each candidate, the IDF-weighted share of the
-// message's terms (the analyzed message) among the candidate's indexed terms: Σ idf(t) over the
-// message terms the candidate holds / Σ idf(t) over all of them, with
-// idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index, leaving out
-// the terms no episode holds (in a young store that is most function words). Rare words
-// (names, topics) weigh more than the words every episode has, so the share
-// says how much of what the message is about the episode speaks of.
+// message's terms (terms, the analyzed message) among the candidate's indexed
+// terms: Σ idf(t) over the message terms the candidate holds / Σ idf(t) over
+// all of them, with idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS
+// index, leaving out the terms no episode holds (in a young store that is
+// most function words). Rare words (names, topics) weigh more than the words
+// every episode has, so the share says how much of what the message is about
+// the episode speaks of.
 func (r *Retriever) coverage(ctx context.Context, terms []string, cands []rerank.Scored) ([]float64, error) {
 	out := make([]float64, len(cands))
 	if len(terms) == 0 || len(cands) == 0 {

@@ -34,7 +34,8 @@ type weights struct {
 func (w weights) String() string { return fmt.Sprintf("%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Rec) }
 
 // cand is one reranked candidate of a live retrieval, with what the offline
-// selection needs: its score parts, its n-grams (for the dedupe) and its
+// selection needs: its score parts, its n-grams (for the dedupe), its
+// neighbours in time (for NeighborShare) and its
 // position in the live rerank order.
 type cand struct {
 	ID                           int64
@@ -93,6 +94,27 @@ func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
 // order; with other weights it differs only for candidates tied on both the
 // new Final and RRF but not on the live Final, where the fusion's first-seen
 // order is no longer known.
+func rescore(cs []cand, w weights) []cand {
+	out := slices.Clone(cs)
+	for i := range out {
+		c := &out[i]
+		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec
+		if c.Boost != 0 {
+			c.Final += c.Boost
+		}
+	}
+	slices.SortFunc(out, func(a, b cand) int {
+		if c := cmp.Compare(b.Final, a.Final); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.RRF, a.RRF); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	return out
+}
+
 // withAdjacency fills each candidate's neighbours in the person's timeline,
 // for raiseNeighbors.
 func withAdjacency(ctx context.Context, s *episode.Store, user string, cs []cand) error {
@@ -135,27 +157,6 @@ func raiseNeighbors(sorted []cand, share float64, o rerank.Options) []cand {
 // raiseNeighbors.
 func replay(cs []cand, w weights, share float64, o rerank.Options) []cand {
 	return raiseNeighbors(rescore(cs, w), share, o)
-}
-
-func rescore(cs []cand, w weights) []cand {
-	out := slices.Clone(cs)
-	for i := range out {
-		c := &out[i]
-		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec
-		if c.Boost != 0 {
-			c.Final += c.Boost
-		}
-	}
-	slices.SortFunc(out, func(a, b cand) int {
-		if c := cmp.Compare(b.Final, a.Final); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.RRF, a.RRF); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
-	return out
 }
 
 // walk is rerank.Select without its final High gate, on recomputed scores:
