@@ -35,8 +35,8 @@ func (w weights) String() string { return fmt.Sprintf("%.2f/%.2f/%.2f", w.RRF, w
 
 // cand is one reranked candidate of a live retrieval, with what the offline
 // selection needs: its score parts, its n-grams (for the dedupe), its
-// neighbours in time (for NeighborShare) and its
-// position in the live rerank order.
+// neighbours in time (for NeighborShare) and its position in the live rerank
+// order.
 type cand struct {
 	ID                           int64
 	ExtID                        string
