@@ -158,7 +158,9 @@ type Options struct {
 // candidates (0 means twice the reranker's MaxResults) must have a Coverage
 // (the IDF-weighted share of the message's terms that the episode holds) of
 // at least MinCoverage, or a Cosine similarity to the message of at least
-// MinCosine; otherwise no candidate is returned. When one passes, the
+// MinCosine, or lie inside the time window the message names (TimeAware:
+// "4日前に話した課題" asks for that day, whatever its words); otherwise no
+// candidate is returned. When one passes, the
 // reranker picks as usual. A zero threshold disables its test; the zero Gate
 // admits everything.
 //
@@ -188,7 +190,8 @@ func (g Gate) depth(maxResults int) int {
 }
 
 func (g Gate) admits(h Hit) bool {
-	return (g.MinCoverage > 0 && h.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && h.Cosine >= g.MinCosine)
+	return (g.MinCoverage > 0 && h.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && h.Cosine >= g.MinCosine) ||
+		h.InWindow
 }
 
 func (o Options) location() *time.Location {

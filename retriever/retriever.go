@@ -92,6 +92,9 @@ type Hit struct {
 	// for the first candidates when a gate is set or candidates are asked
 	// for.
 	Coverage float64
+	// InWindow: the episode happened inside the time window the message
+	// names ("先週", "in May"; TimeAware).
+	InWindow bool
 }
 
 // Trace records what each stage did, for tuning. Durations of the arms are
@@ -334,8 +337,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		examined[i] = scored[i].ID
 	}
 	hit := func(sc rerank.Scored) Hit {
-		h := Hit{Episode: byID[sc.ID], Score: sc.Final, Boost: sc.Boost, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
-			Cosine: arms.cosine(sc.ID)}
+		e := byID[sc.ID]
+		h := Hit{Episode: e, Score: sc.Final, Boost: sc.Boost, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
+			Cosine: arms.cosine(sc.ID), InWindow: window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until)}
 		if msgGrams != nil {
 			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
 		}
@@ -360,7 +364,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	case len(tr.UnknownNames) > 0:
 		tr.Declined = fmt.Sprintf("the memory holds no %q", tr.UnknownNames)
 	case g.thresholds() && !slices.ContainsFunc(scored[:len(coverage)], func(sc rerank.Scored) bool { return g.admits(hit(sc)) }):
-		tr.Declined = fmt.Sprintf("no candidate of the first %d has coverage %.2f or cosine %.2f", len(coverage), g.MinCoverage, g.MinCosine)
+		tr.Declined = fmt.Sprintf("no candidate of the first %d has coverage %.2f or cosine %.2f, or is inside the message's time window", len(coverage), g.MinCoverage, g.MinCosine)
 	}
 	if tr.Declined != "" { // the gate said no: nothing is injected
 		tr.Gated = len(scored)

@@ -406,6 +406,30 @@ func TestGateCanSayNo(t *testing.T) {
 	}
 }
 
+// TestGateAdmitsTheTimeWindow: a message that names a time is answered by
+// the episode of that time though they share no word; without time-aware
+// queries the coverage gate declines it.
+func TestGateAdmitsTheTimeWindow(t *testing.T) {
+	s := newStore(t, nil)
+	ids := add(t, s,
+		ep("misaki", "ゼミのレポート、年内締切が３つ重なってる", "3つ重なるのはきついね", 4),
+		ep("misaki", "今日は札幌で初雪だった", "寒くなったね", 20),
+		ep("misaki", "ピアノの発表会で弾く曲を決めた", "楽しみ！", 40),
+	)
+	for _, timeAware := range []bool{true, false} {
+		o := retriever.DefaultOptions()
+		o.TimeAware = timeAware
+		res, err := newRetriever(t, s, o).Retrieve(ctx, retriever.Request{User: "misaki", Text: "4日前に話した課題、あと何個残ってるんだっけ", Recent: []retriever.Message{}, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		injected := len(res.Hits) > 0 && res.Hits[0].Episode.ID == ids[0] && res.Hits[0].InWindow
+		if injected != timeAware {
+			t.Errorf("TimeAware=%v: hits %+v, declined %q", timeAware, res.Hits, res.Trace.Declined)
+		}
+	}
+}
+
 // TestGateDeclinesUnknownNames: a question about someone the person's
 // memory never held injects nothing, though its other words match; the same
 // question asked of the memory that holds the name still injects, and

@@ -43,6 +43,7 @@ type cand struct {
 	adj                          [2]int64 // the person's episodes just before and after (episode.Store.Adjacent)
 	RRF, RRFNorm, Lex, Rec, Live float64  // Live: the retriever's Final
 	Cosine, Coverage             float64  // what the gate tests
+	InWindow                     bool     // and this: inside the message's time window
 	Boost                        float64  // the retriever's time-window boost, added to Final
 	Final                        float64  // recomputed
 	pos                          int
@@ -80,7 +81,7 @@ func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
 	out := make([]cand, len(res.Candidates))
 	for i, h := range res.Candidates {
 		out[i] = cand{ID: h.Episode.ID, ExtID: h.Episode.ExternalID, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Live: h.Score,
-			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, pos: i, grams: gc.get(h, o)}
+			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, InWindow: h.InWindow, pos: i, grams: gc.get(h, o)}
 	}
 	return out
 }
@@ -189,7 +190,8 @@ func walk(sorted []cand, medium float64, o rerank.Options) []cand {
 // before rerank.Select: only the first Depth candidates (0: twice
 // MaxResults) are examined, and one passes when its Coverage reaches
 // MinCoverage or its Cosine reaches MinCosine (a zero threshold disables its
-// test; the zero Gate admits everything). The retriever's Gate.admits and
+// test; the zero Gate admits everything), or it lies inside the message's
+// time window. The retriever's Gate.admits and
 // Gate.depth are unexported, hence this copy. The retriever computes Coverage
 // for its own first Depth candidates only: with other weights, a candidate
 // that enters the first Depth has Coverage 0 here (its Cosine still counts).
@@ -207,7 +209,7 @@ func gate(sorted []cand, g retriever.Gate, o rerank.Options, unknown bool) []can
 		depth = 2 * max(1, o.MaxResults)
 	}
 	for _, c := range sorted[:min(depth, len(sorted))] {
-		if (g.MinCoverage > 0 && c.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && c.Cosine >= g.MinCosine) {
+		if (g.MinCoverage > 0 && c.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && c.Cosine >= g.MinCosine) || c.InWindow {
 			return sorted // evidence: the reranker picks as usual
 		}
 	}

@@ -29,8 +29,9 @@ type hitJSON struct {
 	RRFNorm     float64   `json:"rrf_norm"`
 	Lex         float64   `json:"lex"`
 	Rec         float64   `json:"rec"`
-	Cosine      float64   `json:"cosine"`      // to the message alone, when its vector search found the episode
-	LexMessage  float64   `json:"lex_message"` // trigram Dice with the message alone, when computed
+	Cosine      float64   `json:"cosine"`              // to the message alone, when its vector search found the episode
+	LexMessage  float64   `json:"lex_message"`         // trigram Dice with the message alone, when computed
+	InWindow    bool      `json:"in_window,omitempty"` // inside the time window the message names
 }
 
 // traceJSON is retriever.Trace.
@@ -80,7 +81,7 @@ func toHitJSON(h retriever.Hit) hitJSON {
 	out := hitJSON{ID: e.ID, ExternalID: e.ExternalID, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText,
 		OccurredAt: e.OccurredAt, Source: e.Source, Kind: int(e.Kind), State: int(e.State), Sensitivity: int(e.Sensitivity),
 		Reason: h.Reason, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec,
-		Cosine: h.Cosine, LexMessage: h.LexMessage}
+		Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow}
 	if h.Relevance != 0 {
 		out.Relevance = h.Relevance.String()
 	}

@@ -482,4 +482,7 @@ func TestTraceJSONSaysWhy(t *testing.T) {
 	if got["declined"] != "the memory holds no [\"carolin\"]" || got["window"] != "yesterday" || fmt.Sprint(got["unknown_names"]) != "[carolin]" {
 		t.Fatalf("trace JSON %s", b)
 	}
+	if b, _ := json.Marshal(toHitJSON(retriever.Hit{InWindow: true})); !strings.Contains(string(b), `"in_window":true`) {
+		t.Fatalf("hit JSON %s lacks in_window", b)
+	}
 }
