@@ -32,7 +32,7 @@ func TestMessageFirstTerms(t *testing.T) {
 	for _, chars := range []int{0, 5, 16, 17, 18, 30, 45, 60, 256} {
 		o := DefaultOptions()
 		o.MaxQueryChars = chars
-		o.KNNWeight = 1 // New asks a store with no embedder nothing else
+		o.KNNWeight = 1 // a set weight: New then does not ask this store, which has no embedder, for one
 		r, err := New(analyzerStore{a: a}, o)
 		if err != nil {
 			t.Fatal(err)

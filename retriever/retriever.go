@@ -159,10 +159,10 @@ func (r Result) Evidence() []memorypack.Evidence {
 // Retriever runs the retrieval pipeline over a store. It is safe for
 // concurrent use by multiple goroutines.
 type Retriever struct {
-	store     Store
-	opts      Options
-	knnWeight float64 // opts.KNNWeight resolved for the store's embedder
-	context   termCache
+	store        Store
+	opts         Options
+	knnWeight    float64   // opts.KNNWeight resolved for the store's embedder
+	contextTerms termCache // analyzed context messages, see termCache
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
@@ -615,7 +615,7 @@ func (r *Retriever) queries(text string, recent []Message) queryTexts {
 			c = pytext.Head(c, room)
 		}
 		room -= utf8.RuneCountInString(c)
-		for _, t := range r.context.terms(r.store.Analyzer(), c) {
+		for _, t := range r.contextTerms.terms(r.store.Analyzer(), c) {
 			if !slices.Contains(terms, t) { // an analyzer's terms are distinct
 				terms = append(terms, t)
 			}
