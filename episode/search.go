@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,29 @@ func (f Filter) where(prefix string, args []any) (string, []any) {
 		args = append(args, f.Until.Unix())
 	}
 	return b.String(), args
+}
+
+// Admits reports whether e passes the filter, as the searches apply it: the
+// same kinds, states, sensitivity and time bounds (to the second, as the
+// store keeps times).
+func (f Filter) Admits(e Episode) bool {
+	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, e.Kind) {
+		return false
+	}
+	if len(f.States) > 0 && !slices.Contains(f.States, e.State) {
+		return false
+	}
+	if e.Sensitivity > f.MaxSensitivity {
+		return false
+	}
+	at := e.OccurredAt.Unix()
+	if !f.Since.IsZero() && at < f.Since.Unix() {
+		return false
+	}
+	if !f.Until.IsZero() && at >= f.Until.Unix() {
+		return false
+	}
+	return true
 }
 
 // KNN returns the k nearest episodes of user to vec by cosine distance,

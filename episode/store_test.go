@@ -294,6 +294,24 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 	if _, err := s.KNN(ctx, "a", []float32{1}, 10, f); err == nil {
 		t.Fatal("KNN with a wrong-size vector did not fail")
 	}
+	// Filter.Admits decides as the searches' SQL does, episode by episode.
+	stored, err := s.GetMany(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := Filter{Until: day, MaxSensitivity: SensitivitySecret}
+	for _, f := range []Filter{f, {}, until, {Kinds: []Kind{KindFact}, MaxSensitivity: SensitivitySecret}} {
+		hits, err := s.KNN(ctx, "a", vec[0], 10, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range stored {
+			found := slices.ContainsFunc(hits, func(h Hit) bool { return h.ID == e.ID })
+			if e.User == "a" && f.Admits(e) != found {
+				t.Errorf("filter %+v: Admits(%d) = %v, the search found it: %v", f, e.ID, f.Admits(e), found)
+			}
+		}
+	}
 }
 
 func TestBM25FindsWordsInsideJapaneseClauses(t *testing.T) {
