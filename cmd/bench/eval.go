@@ -33,6 +33,7 @@ type suiteFlags struct {
 	seed                        uint64
 	workers                     int
 	jsonPath, cpuProfile        string
+	ranksPath                   string
 	md                          bool
 	emb                         embedFlags
 	variants                    variantFlag
@@ -51,6 +52,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", workersFlag(), "goroutines for the analysis and the queries")
 	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
 	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
+	fs.StringVar(&f.ranksPath, "ranks", "", "eval: write one JSON line per query and configuration to this file: where each relevant episode ranked among the candidates, and whether it injected")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.IntVar(&f.distractors, "distractors", 0, "add this many real episodes of -haystack to every person's memory (dated inside the suite's year), to measure quality at a size")
 	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
@@ -310,6 +312,12 @@ func outcomeOf(q dataset.Query, res retriever.Result) outcome {
 	for i, c := range res.Candidates {
 		o.ranked[i] = c.Episode.ExternalID
 	}
+	for i, c := range res.Candidates {
+		if i < rankParts || o.relevant[c.Episode.ExternalID] {
+			o.parts = append(o.parts, parts{Rank: i + 1, Relevant: o.relevant[c.Episode.ExternalID], Score: c.Score,
+				RRFNorm: c.RRFNorm, Lex: c.Lex, Rec: c.Rec, Coverage: c.Coverage, Cosine: c.Cosine})
+		}
+	}
 	o.picked = make([]string, len(res.Hits))
 	for i, h := range res.Hits {
 		o.picked[i] = h.Episode.ExternalID
@@ -378,6 +386,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	ranks, err := newRankWriter(f.ranksPath)
+	if err != nil {
+		return err
+	}
+	defer ranks.Close()
 	start := time.Now()
 	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "p50 ms"}, left: 3}
 	var results []result
@@ -420,6 +433,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				stores.Close()
 				return fmt.Errorf("%s %s: %w", s.Name, c.Label(), err)
 			}
+			if err := ranks.write(s.Name, c.Label(), s.Queries, outs); err != nil {
+				stores.Close()
+				return err
+			}
 			perCfg[ci] = byCategory(s.Queries, outs)
 			p50 := percentile(took, 50)
 			for k, q := range perCfg[ci] {
@@ -453,5 +470,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tab.write(stdout, f.md)
 	fmt.Fprintf(stdout, "\n%d suites × %d configurations in %v (embedder %s, %d workers)\n", len(dirs), len(cfgs), time.Since(start).Round(time.Second), emb.Identity(), f.workers)
 	params := map[string]any{"suites": dirs, "configs": cfgs, "limit": f.limit, "seed": f.seed, "embedder": emb.Identity().String()}
+	if err := ranks.Close(); err != nil {
+		return err
+	}
 	return writeJSON(f.jsonPath, "eval", params, results)
 }

@@ -83,6 +83,19 @@ type outcome struct {
 	ranked   []string // external ids of the reranked candidates, best first
 	picked   []string // external ids of the selected hits
 	inject   bool     // memorypack.ShouldInject of the hits
+	parts    []parts  // score parts of the first candidates, for -ranks
+}
+
+// parts are one candidate's score parts, for -ranks.
+type parts struct {
+	Rank     int     `json:"rank"`
+	Relevant bool    `json:"relevant,omitempty"`
+	Score    float64 `json:"score"`
+	RRFNorm  float64 `json:"rrf_norm"`
+	Lex      float64 `json:"lex"`
+	Rec      float64 `json:"rec"`
+	Coverage float64 `json:"coverage"`
+	Cosine   float64 `json:"cosine"`
 }
 
 // quality is the aggregate of a set of outcomes. Ranking metrics and Inject
