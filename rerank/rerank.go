@@ -1,6 +1,8 @@
 // Package rerank orders fused candidates by a blend of their fused rank, their
 // character-trigram overlap with the query and their recency, then selects the
-// evidence to return, as the reference design's heuristic reranker does.
+// evidence to return, as the reference design's heuristic reranker does. It
+// can also weigh in each candidate's term coverage of the message, which the
+// caller computes (the reference gives it no weight).
 package rerank
 
 import (
@@ -33,13 +35,16 @@ const (
 // useful; start from DefaultOptions.
 type Options struct {
 	WeightRRF, WeightLex, WeightRecency float64
-	RecencyDays                         float64
-	StrengthNgrams                      int
-	QueryChars, EpisodeChars            int
-	NgramSize                           int
-	MaxResults                          int
-	Medium, High                        float64
-	DedupeDice                          float64
+	// WeightCoverage weighs Candidate.Coverage; 0 (the reference) leaves
+	// it out of Final.
+	WeightCoverage           float64
+	RecencyDays              float64
+	StrengthNgrams           int
+	QueryChars, EpisodeChars int
+	NgramSize                int
+	MaxResults               int
+	Medium, High             float64
+	DedupeDice               float64
 }
 
 // DefaultOptions returns the reference design's reranker.
@@ -68,6 +73,10 @@ type Candidate struct {
 	ReplyText  string
 	OccurredAt time.Time // the zero time (or before 1970) has no recency
 	Boost      float64   // added to Final as it is (0 in the reference)
+	// Coverage is the share of the message's terms the episode holds, in
+	// [0, 1], as the caller measures it (the retriever: by IDF weight);
+	// Final adds WeightCoverage·Coverage.
+	Coverage float64
 	// Grams are the episode's n-grams (EpisodeGrams) when the caller has
 	// them already; nil means Score computes them.
 	Grams ngram.Set
@@ -76,19 +85,25 @@ type Candidate struct {
 // Scored is a candidate with its score parts.
 type Scored struct {
 	Candidate
-	Final   float64 // WeightRRF·RRFNorm + WeightLex·Lex + WeightRecency·Rec
+	Final   float64 // WeightRRF·RRFNorm + WeightLex·Lex + WeightRecency·Rec + WeightCoverage·Coverage + Boost
 	RRFNorm float64 // RRF / the best RRF among the candidates
 	Lex     float64 // trigram Dice with the query × query strength
 	Rec     float64 // exp(-age_days / RecencyDays)
 	grams   ngram.Set
+	covered bool // WeightCoverage was set: Reason shows the coverage
 }
 
 // Grams returns the episode's n-grams (EpisodeGrams), shared: do not modify.
 func (s Scored) Grams() ngram.Set { return s.grams }
 
-// Reason renders the score parts as the reference does.
+// Reason renders the score parts as the reference does, and the coverage
+// when it was weighed.
 func (s Scored) Reason() string {
-	return fmt.Sprintf("heuristic rerank: score=%.3f rrf=%.3f lex=%.3f rec=%.3f", s.Final, s.RRFNorm, s.Lex, s.Rec)
+	r := fmt.Sprintf("heuristic rerank: score=%.3f rrf=%.3f lex=%.3f rec=%.3f", s.Final, s.RRFNorm, s.Lex, s.Rec)
+	if s.covered {
+		r += fmt.Sprintf(" cov=%.3f", s.Coverage)
+	}
+	return r
 }
 
 // QueryGrams returns the n-grams of a query text: compacted, its last
@@ -122,7 +137,7 @@ func Score(q ngram.Set, cands []Candidate, now time.Time, o Options) []Scored {
 	}
 	nowUnix := float64(now.Unix())
 	for i, c := range cands {
-		s := Scored{Candidate: c, grams: c.Grams}
+		s := Scored{Candidate: c, grams: c.Grams, covered: o.WeightCoverage != 0}
 		if s.grams == nil {
 			s.grams = o.EpisodeGrams(c.UserText, c.ReplyText)
 		}
@@ -132,7 +147,7 @@ func Score(q ngram.Set, cands []Candidate, now time.Time, o Options) []Scored {
 			age := max(0, (nowUnix-float64(at))/86400)
 			s.Rec = math.Exp(-age / o.RecencyDays)
 		}
-		s.Final = o.WeightRRF*s.RRFNorm + o.WeightLex*s.Lex + o.WeightRecency*s.Rec
+		s.Final = o.WeightRRF*s.RRFNorm + o.WeightLex*s.Lex + o.WeightRecency*s.Rec + o.WeightCoverage*c.Coverage
 		if c.Boost != 0 {
 			s.Final += c.Boost
 		}

@@ -160,3 +160,28 @@ func BenchmarkScore60(b *testing.B) {
 		Select(Score(q, cands, now, o), o)
 	}
 }
+
+// TestScoreCoverage: WeightCoverage adds the candidate's coverage to Final,
+// which can reorder candidates the fused rank put the other way, and the
+// reason then shows it; the reference (weight 0) ignores coverage.
+func TestScoreCoverage(t *testing.T) {
+	q := DefaultOptions().QueryGrams("xyz")
+	cands := []Candidate{
+		{ID: 1, RRF: 2, UserText: "abc", Coverage: 0.1},
+		{ID: 2, RRF: 1.5, UserText: "def", Coverage: 0.9},
+	}
+	ref := Score(q, cands, now, DefaultOptions())
+	if ref[0].ID != 1 || !near(ref[0].Final, 0.55) || ref[0].Reason() != "heuristic rerank: score=0.550 rrf=1.000 lex=0.000 rec=0.000" {
+		t.Fatalf("reference: first %d final %v reason %q, want 1, 0.55 and no coverage", ref[0].ID, ref[0].Final, ref[0].Reason())
+	}
+	o := DefaultOptions()
+	o.WeightCoverage = 0.35
+	got := Score(q, cands, now, o)
+	// 1: 0.55 + 0.35·0.1 = 0.585; 2: 0.55·0.75 + 0.35·0.9 = 0.7275.
+	if got[0].ID != 2 || !near(got[0].Final, 0.55*0.75+0.35*0.9) || !near(got[1].Final, 0.55+0.35*0.1) {
+		t.Fatalf("with coverage: %d %v, %d %v; want 2 first at 0.7275", got[0].ID, got[0].Final, got[1].ID, got[1].Final)
+	}
+	if want := "heuristic rerank: score=0.728 rrf=0.750 lex=0.000 rec=0.000 cov=0.900"; got[0].Reason() != want {
+		t.Errorf("reason = %q, want %q", got[0].Reason(), want)
+	}
+}
