@@ -73,8 +73,8 @@ func TestGoldenJA(t *testing.T) {
 						mark = "*"
 						found++
 					}
-					fmt.Fprintf(&out, "%d%s %-11s %-6s %.3f rrf=%.3f lex=%.3f rec=%.3f\n", i+1, mark, h.Episode.ExternalID,
-						h.Relevance, h.Score, h.RRFNorm, h.Lex, h.Rec)
+					fmt.Fprintf(&out, "%d%s %-11s %-6s %.3f rrf=%.3f lex=%.3f rec=%.3f cov=%.3f\n", i+1, mark, h.Episode.ExternalID,
+						h.Relevance, h.Score, h.RRFNorm, h.Lex, h.Rec, h.Coverage)
 				}
 				labelled += len(q.Relevant)
 				if section == "" {

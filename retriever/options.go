@@ -41,6 +41,34 @@ const (
 	// jsquad-ja-dev 0.963 → 0.963; 0.95 gains a little more on LoCoMo and
 	// SUI and costs jsquad 0.1 point, 1.0 costs it 0.6 (docs/quality.md).
 	DefaultNeighborShare = 0.9
+	// DefaultNeighborFetch is the default preset's NeighborFetch: the
+	// episodes just before and after the first candidate join the
+	// candidates even when no search found them. A conversation's question
+	// and its answer often fall in two episodes (the assistant asks at the
+	// end of one, the person answers at the start of the next), and only
+	// one of them shares the message's words. cmd/bench eval, Recall@5 with
+	// none → 1 (coverage in the rerank): sui-ja-dev written-reply 0.769 →
+	// 0.820, locomo-dev single-hop 0.783 → 0.818, jsquad-ja-dev 0.968 →
+	// 0.967; 2 is no better (docs/quality.md).
+	DefaultNeighborFetch = 1
+	// DefaultNeighborGap is the default preset's NeighborGap: exchanges an
+	// hour apart are two conversations. In the dev suites an exchange
+	// follows the one before within two minutes inside a session, and
+	// hours or days apart across them. cmd/bench eval, Recall@5 with no
+	// bound → an hour (30 minutes and 6 hours are the same): locomo-dev
+	// single-hop 0.818 → 0.823, sui-ja-dev written-reply 0.820 → 0.829,
+	// recent-turns 0.056 → 0.062, jsquad-ja-dev unchanged (docs/quality.md).
+	DefaultNeighborGap = time.Hour
+	// DefaultCoverageWeight is the default preset's Rerank.WeightCoverage:
+	// the weight of a candidate's term coverage of the message (the gate's
+	// evidence) in its score. The fused score's rank-based RRF barely tells
+	// the first twenty candidates apart (1/61 against 1/80), and the
+	// trigram Dice is small for any long episode; coverage says how much of
+	// what the message asks about an episode holds. cmd/bench eval,
+	// Recall@5 with none → 0.35: locomo-dev single-hop 0.728 → 0.783,
+	// temporal 0.680 → 0.761, jsquad-ja-dev 0.963 → 0.968, sui-ja-dev
+	// written-reply 0.771 → 0.769 (docs/quality.md).
+	DefaultCoverageWeight = 0.35
 	// DefaultMinCoverage is the default preset's inject gate: a retrieval
 	// injects only if one of its first candidates holds at least 30% of the
 	// message's terms, by IDF weight (terms no episode holds left out).
@@ -148,8 +176,19 @@ type Options struct {
 	// again. A conversation stays on a topic for a few exchanges, so a
 	// candidate next to a strong match is better evidence than its own
 	// score says; only candidates (found by an arm, inside the filter) are
-	// raised, none is added. 0 (the reference) leaves the order alone.
+	// raised, and NeighborFetch says which are added. 0 (the reference)
+	// leaves the order alone.
 	NeighborShare float64
+	// NeighborFetch: the neighbours in time of the first NeighborFetch
+	// candidates are added as candidates, raised as above, even when no
+	// search found them, if they pass the same filters (kind, state,
+	// sensitivity, age) and are not one of the recent turns. 0 (the
+	// reference) adds none; it needs NeighborShare.
+	NeighborFetch int
+	// NeighborGap: an episode more than this far in time from the one it
+	// is next to is another conversation, neither raised nor added. 0
+	// bounds nothing.
+	NeighborGap time.Duration
 }
 
 // Gate decides whether a retrieval has evidence at all, on signals measured
@@ -250,6 +289,9 @@ func DefaultOptions() Options {
 	o.OneVectorScan = true
 	o.Gate = Gate{MinCoverage: DefaultMinCoverage, UnknownNames: true}
 	o.NeighborShare = DefaultNeighborShare
+	o.NeighborFetch = DefaultNeighborFetch
+	o.NeighborGap = DefaultNeighborGap
+	o.Rerank.WeightCoverage = DefaultCoverageWeight
 	o.KNNWeight = 0 // by the embedder: see KNNWeight
 	return o
 }

@@ -110,8 +110,10 @@ type Trace struct {
 	Candidates int // after fusion
 	Fetched    int // candidates still in the store
 	Echoes     int // candidates dropped as already in the recent conversation
-	Neighbors  int // candidates raised for being next to one of the first (NeighborShare)
-	Gated      int // candidates dropped by the gate
+	Neighbors  int // candidates raised for being next to one of the first (NeighborShare), or added
+	// NeighborsAdded of them no search had found (NeighborFetch).
+	NeighborsAdded int
+	Gated          int // candidates dropped by the gate
 	// Declined says why the gate dropped them, if it did.
 	Declined string
 	// UnknownNames are the names in the message that none of the person's
@@ -272,11 +274,22 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	}
 
 	t = time.Now()
+	measure := r.opts.Rerank.WeightCoverage > 0 || r.opts.Gate.thresholds() || req.WithCandidates
+	var cover *termWeights // the message's terms, when coverage is measured
+	if measure {
+		terms := q.terms[0] // the message's, unless clipped for BM25
+		if utf8.RuneCountInString(pytext.Compact(text)) > r.opts.MaxQueryChars {
+			terms = r.store.Analyzer().Terms(text)
+		}
+		if cover, err = r.termWeights(ctx, terms); err != nil {
+			return res, err
+		}
+	}
 	ids := make([]int64, len(fused))
 	for i, f := range fused {
 		ids[i] = f.ID
 	}
-	eps, grams, err := r.fetch(ctx, ids)
+	eps, grams, covs, err := r.fetch(ctx, ids, cover)
 	if err != nil {
 		return res, err
 	}
@@ -288,6 +301,13 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	if r.opts.ExcludeRecent {
 		echo = newEchoFilter(recentIDs, recent)
 	}
+	candidate := func(e episode.Episode, g ngram.Set, rrfScore, coverage float64) rerank.Candidate {
+		c := rerank.Candidate{ID: e.ID, RRF: rrfScore, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g, Coverage: coverage}
+		if window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until) {
+			c.Boost = r.opts.TimeBoost
+		}
+		return c
+	}
 	cands := make([]rerank.Candidate, 0, len(eps))
 	byID := make(map[int64]episode.Episode, len(eps))
 	j := 0
@@ -295,7 +315,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		if j >= len(eps) || eps[j].ID != f.ID {
 			continue // deleted since the search
 		}
-		e, g := eps[j], grams[j]
+		e, g, cov := eps[j], grams[j], covs[j]
 		j++
 		if e.User != req.User {
 			continue // never another person's episode, whatever an index said
@@ -305,46 +325,47 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 			continue
 		}
 		byID[e.ID] = e
-		c := rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g}
-		if window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until) {
-			c.Boost = r.opts.TimeBoost
-		}
-		cands = append(cands, c)
+		cands = append(cands, candidate(e, g, f.Score, cov))
 	}
 	ro := r.opts.Rerank
-	scored := rerank.Score(ro.QueryGrams(q.rerank), cands, now, ro)
-	var raised []int64 // candidates NeighborShare raised
-	if r.opts.NeighborShare > 0 && len(scored) > 1 {
-		if scored, raised, err = r.neighbors(ctx, req.User, scored, tr); err != nil {
+	queryGrams := ro.QueryGrams(q.rerank)
+	scored := rerank.Score(queryGrams, cands, now, ro)
+	var raised []int64 // candidates NeighborShare raised or added
+	if r.opts.NeighborShare > 0 && len(scored) > 0 {
+		// neighbours no search found, fetched: they pass the same filters
+		// and are scored as the others (with no fused score)
+		more := func(ids []int64) ([]rerank.Scored, error) {
+			eps, grams, covs, err := r.fetch(ctx, ids, cover)
+			if err != nil {
+				return nil, err
+			}
+			var add []rerank.Candidate
+			for i, e := range eps {
+				if e.User != req.User || !filter.Admits(e) || echo.is(e) {
+					continue
+				}
+				byID[e.ID] = e
+				add = append(add, candidate(e, grams[i], 0, covs[i]))
+			}
+			return rerank.Score(queryGrams, add, now, ro), nil
+		}
+		if scored, raised, err = r.neighbors(ctx, req.User, scored, more, tr); err != nil {
 			return res, err
 		}
 	}
 	var msgGrams ngram.Set
-	var coverage []float64 // of the first candidates, for the gate
-	if r.opts.Gate.thresholds() || req.WithCandidates {
+	depth := 0 // of the first candidates, the gate looks at this many
+	if measure {
 		msgGrams = ro.QueryGrams(text)
-		depth := min(len(scored), r.opts.Gate.depth(ro.MaxResults))
-		terms := q.terms[0] // the message's, unless clipped for BM25
-		if utf8.RuneCountInString(pytext.Compact(text)) > r.opts.MaxQueryChars {
-			terms = r.store.Analyzer().Terms(text)
-		}
-		if coverage, err = r.coverage(ctx, terms, scored[:depth]); err != nil {
-			return res, err
-		}
-	}
-	examined := make([]int64, len(coverage)) // ids of the candidates coverage is of
-	for i := range coverage {
-		examined[i] = scored[i].ID
+		depth = min(len(scored), r.opts.Gate.depth(ro.MaxResults))
 	}
 	hit := func(sc rerank.Scored) Hit {
 		e := byID[sc.ID]
 		h := Hit{Episode: e, Score: sc.Final, Boost: sc.Boost, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
-			Cosine: arms.cosine(sc.ID), InWindow: window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until)}
+			Coverage: sc.Coverage, Cosine: arms.cosine(sc.ID),
+			InWindow: window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until)}
 		if msgGrams != nil {
 			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
-		}
-		if i := slices.Index(examined, sc.ID); i >= 0 {
-			h.Coverage = coverage[i]
 		}
 		return h
 	}
@@ -363,8 +384,8 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	case len(scored) == 0:
 	case len(tr.UnknownNames) > 0:
 		tr.Declined = fmt.Sprintf("the memory holds no %q", tr.UnknownNames)
-	case g.thresholds() && !slices.ContainsFunc(scored[:len(coverage)], func(sc rerank.Scored) bool { return g.admits(hit(sc)) }):
-		tr.Declined = fmt.Sprintf("no candidate of the first %d has coverage %.2f or cosine %.2f, or is inside the message's time window", len(coverage), g.MinCoverage, g.MinCosine)
+	case g.thresholds() && !slices.ContainsFunc(scored[:depth], func(sc rerank.Scored) bool { return g.admits(hit(sc)) }):
+		tr.Declined = fmt.Sprintf("no candidate of the first %d has coverage %.2f or cosine %.2f, or is inside the message's time window", depth, g.MinCoverage, g.MinCosine)
 	}
 	if tr.Declined != "" { // the gate said no: nothing is injected
 		tr.Gated = len(scored)
@@ -391,9 +412,12 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 }
 
 // neighbors raises each candidate that is adjacent in time to one of the
-// first MaxResults candidates to at least NeighborShare of that one's score,
-// then sorts again (ties keep their order), and returns the ids it raised.
-func (r *Retriever) neighbors(ctx context.Context, user string, scored []rerank.Scored, tr *Trace) ([]rerank.Scored, []int64, error) {
+// first MaxResults candidates to at least NeighborShare of that one's score.
+// The neighbours of the first NeighborFetch candidates that are not
+// candidates are scored by more (nil where they no longer pass the filters)
+// and added with the same floor. It sorts again (ties keep their order) and
+// returns the ids it raised or added.
+func (r *Retriever) neighbors(ctx context.Context, user string, scored []rerank.Scored, more func([]int64) ([]rerank.Scored, error), tr *Trace) ([]rerank.Scored, []int64, error) {
 	n := min(len(scored), max(1, r.opts.Rerank.MaxResults))
 	anchors := make([]int64, n)
 	for i := range anchors {
@@ -403,18 +427,49 @@ func (r *Retriever) neighbors(ctx context.Context, user string, scored []rerank.
 	if err != nil {
 		return nil, nil, fmt.Errorf("retriever: neighbours: %w", err)
 	}
-	var raised []int64
+	var raised, missing []int64
+	var floors []float64     // of missing
+	var anchorAt []time.Time // of missing
+	near := func(a, b time.Time) bool {
+		d := a.Sub(b)
+		return r.opts.NeighborGap <= 0 || (d <= r.opts.NeighborGap && d >= -r.opts.NeighborGap)
+	}
 	for i, pair := range adj {
 		floor := r.opts.NeighborShare * scored[i].Final
 		for _, id := range pair {
-			j := slices.IndexFunc(scored[n:], func(s rerank.Scored) bool { return s.ID == id })
-			if j >= 0 && id != 0 && scored[n+j].Final < floor {
-				scored[n+j].Final = floor
+			if id == 0 {
+				continue
+			}
+			j := slices.IndexFunc(scored, func(s rerank.Scored) bool { return s.ID == id })
+			switch {
+			case j >= n && scored[j].Final < floor && near(scored[j].OccurredAt, scored[i].OccurredAt):
+				scored[j].Final = floor
 				if !slices.Contains(raised, id) {
 					raised = append(raised, id)
 				}
+			case j < 0 && i < r.opts.NeighborFetch:
+				if k := slices.Index(missing, id); k >= 0 {
+					floors[k] = max(floors[k], floor)
+				} else {
+					missing = append(missing, id)
+					floors = append(floors, floor)
+					anchorAt = append(anchorAt, scored[i].OccurredAt)
+				}
 			}
 		}
+	}
+	if len(missing) > 0 {
+		added, err := more(missing)
+		if err != nil {
+			return nil, nil, fmt.Errorf("retriever: neighbours: %w", err)
+		}
+		added = slices.DeleteFunc(added, func(a rerank.Scored) bool { return !near(a.OccurredAt, anchorAt[slices.Index(missing, a.ID)]) })
+		for _, a := range added {
+			a.Final = max(a.Final, floors[slices.Index(missing, a.ID)])
+			scored = append(scored, a)
+			raised = append(raised, a.ID)
+		}
+		tr.NeighborsAdded = len(added)
 	}
 	slices.SortStableFunc(scored, func(a, b rerank.Scored) int { return cmp.Compare(b.Final, a.Final) })
 	tr.Neighbors = len(raised)
@@ -453,13 +508,13 @@ const (
 )
 
 // fetch returns the episodes of ids still in the store, in the order of ids,
-// with each one's rerank n-grams. The candidates are read in up to
-// fetchParts parts at once, each part's n-grams made as it arrives: the
-// searches are over, and reading and n-gramming sixty episodes on one core
-// left the other idle.
-func (r *Retriever) fetch(ctx context.Context, ids []int64) ([]episode.Episode, []ngram.Set, error) {
+// with each one's rerank n-grams and, when cover is not nil, its coverage of
+// the message. The candidates are read in up to fetchParts parts at once,
+// each part's n-grams and coverage made as it arrives: the searches are over,
+// and reading and n-gramming sixty episodes on one core left the other idle.
+func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) ([]episode.Episode, []ngram.Set, []float64, error) {
 	parts := min(fetchParts, max(1, len(ids)/fetchPart))
-	eps, grams, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([]error, parts)
+	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]float64, parts), make([]error, parts)
 	read := func(p int) {
 		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
 		if eps[p], errs[p] = r.store.GetMany(ctx, part); errs[p] != nil {
@@ -469,6 +524,23 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64) ([]episode.Episode, 
 		for i, e := range eps[p] {
 			grams[p][i] = r.opts.Rerank.EpisodeGrams(e.UserText, e.ReplyText)
 		}
+		covs[p] = make([]float64, len(eps[p]))
+		if cover == nil {
+			return
+		}
+		got := make([]int64, len(eps[p]))
+		for i, e := range eps[p] {
+			got[i] = e.ID
+		}
+		held, err := r.store.IndexedTerms(ctx, got)
+		if err != nil {
+			errs[p] = fmt.Errorf("coverage: %w", err)
+			return
+		}
+		seen := make([]bool, len(cover.terms))
+		for i := range held {
+			covs[p][i] = cover.of(held[i], seen)
+		}
 	}
 	var wg sync.WaitGroup
 	for p := 1; p < parts; p++ {
@@ -477,57 +549,63 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64) ([]episode.Episode, 
 	read(0)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, fmt.Errorf("retriever: fetch candidates: %w", err)
+		return nil, nil, nil, fmt.Errorf("retriever: fetch candidates: %w", err)
 	}
-	return slices.Concat(eps...), slices.Concat(grams...), nil
+	return slices.Concat(eps...), slices.Concat(grams...), slices.Concat(covs...), nil
 }
 
-// coverage returns, for each candidate, the IDF-weighted share of the
-// message's terms (terms, the analyzed message) among the candidate's indexed
-// terms: Σ idf(t) over the message terms the candidate holds / Σ idf(t) over
-// all of them, with idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS
-// index, leaving out the terms no episode holds (in a young store that is
-// most function words). Rare words (names, topics) weigh more than the words
-// every episode has, so the share says how much of what the message is about
-// the episode speaks of.
-func (r *Retriever) coverage(ctx context.Context, terms []string, cands []rerank.Scored) ([]float64, error) {
-	out := make([]float64, len(cands))
-	if len(terms) == 0 || len(cands) == 0 {
-		return out, nil
+// termWeights are a message's distinct terms, sorted, with their IDF
+// weights: idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index,
+// 0 for a term no episode holds (in a young store that is most function
+// words: it cannot tell candidates apart).
+type termWeights struct {
+	terms   []string
+	weights []float64
+	sum     float64
+}
+
+// termWeights returns the weights of terms, or nil when they weigh nothing.
+func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeights, error) {
+	if len(terms) == 0 {
+		return nil, nil
 	}
-	df, total, err := r.store.DocFreq(ctx, terms)
+	w := &termWeights{terms: slices.Clone(terms)}
+	slices.Sort(w.terms)
+	w.terms = slices.Compact(w.terms)
+	df, total, err := r.store.DocFreq(ctx, w.terms)
 	if err != nil {
-		return nil, fmt.Errorf("retriever: gate: %w", err)
+		return nil, fmt.Errorf("retriever: coverage: %w", err)
 	}
-	weights := make([]float64, len(terms))
-	sum := 0.0
-	for i := range terms {
-		if df[i] == 0 {
-			continue // no episode holds it: it cannot tell candidates apart
-		}
-		weights[i] = math.Log(1 + float64(total)/float64(df[i]+1))
-		sum += weights[i]
-	}
-	ids := make([]int64, len(cands))
-	for i, c := range cands {
-		ids[i] = c.ID
-	}
-	held, err := r.store.IndexedTerms(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("retriever: gate: %w", err)
-	}
-	for i := range cands {
-		got := 0.0
-		for j, t := range terms {
-			if slices.Contains(held[i], t) {
-				got += weights[j]
-			}
-		}
-		if sum > 0 {
-			out[i] = got / sum
+	w.weights = make([]float64, len(w.terms))
+	for i := range w.terms {
+		if df[i] > 0 {
+			w.weights[i] = math.Log(1 + float64(total)/float64(df[i]+1))
+			w.sum += w.weights[i]
 		}
 	}
-	return out, nil
+	if w.sum == 0 {
+		return nil, nil
+	}
+	return w, nil
+}
+
+// of returns the coverage of an episode whose indexed terms are held: the
+// IDF-weighted share of the message's terms it holds, Σ idf(t) over the
+// message terms it holds / Σ idf(t) over all of them. Rare words (names,
+// topics) weigh more than the words every episode has, so the share says how
+// much of what the message is about the episode speaks of. It is the gate's
+// evidence and, weighed by Rerank.WeightCoverage, part of the score. seen is
+// scratch space of len(terms).
+func (w *termWeights) of(held []string, seen []bool) float64 {
+	clear(seen)
+	got := 0.0
+	for _, t := range held {
+		if j, ok := slices.BinarySearch(w.terms, t); ok && !seen[j] {
+			seen[j] = true
+			got += w.weights[j]
+		}
+	}
+	return got / w.sum
 }
 
 // windowOnly answers a message that is only a time reference ("先週何話し

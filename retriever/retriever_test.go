@@ -644,3 +644,104 @@ func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestNeighborFetch: the assistant asked in one exchange and the person
+// answered in the next; a message about the answer finds only the answer,
+// and NeighborFetch adds the question, though no search found it. A
+// neighbour the filters keep out (too sensitive), or one from another
+// conversation (further than NeighborGap), is never added.
+func TestNeighborFetch(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		sensitive bool
+		before    time.Duration // the question's time before the answer's
+		added     bool
+	}{
+		{"the question just before", false, time.Minute, true},
+		{"a sensitive question", true, time.Minute, false},
+		{"the day before", false, 24 * time.Hour, false},
+	} {
+		s := newStore(t, nil)
+		question := ep("haruka", "今日は朝から晴れていた", "好きなスポーツはありますか？", 3)
+		if tt.sensitive {
+			question.Sensitivity = episode.SensitivityPrivate
+		}
+		eps := []episode.Episode{question, ep("haruka", "ゴルフです。週末によく打ちっぱなしに行く", "いいですね", 3)}
+		for i, w := range []string{"洗濯物", "カレー", "在宅勤務", "スニーカー", "会議の資料", "猫", "自転車", "小説"} {
+			eps = append(eps, ep("haruka", w+"の話をした", "なるほど", 10+i))
+		}
+		eps[0].OccurredAt = eps[1].OccurredAt.Add(-tt.before)
+		ids := add(t, s, eps...)
+		req := retriever.Request{User: "haruka", Text: "ゴルフの打ちっぱなし、最近行けてないな", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
+		run := func(fetch int) retriever.Result {
+			t.Helper()
+			o := retriever.DefaultOptions()
+			o.KNNK = 0 // BM25 alone: the hash vectors of a small store would find every episode
+			o.NeighborFetch = fetch
+			res, err := newRetriever(t, s, o).Retrieve(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Candidates) == 0 || res.Candidates[0].Episode.ID != ids[1] {
+				t.Fatalf("%s, fetch %d: the answer is not the best match: %+v", tt.name, fetch, res.Candidates)
+			}
+			return res
+		}
+		has := func(res retriever.Result) bool {
+			return slices.ContainsFunc(res.Candidates, func(h retriever.Hit) bool { return h.Episode.ID == ids[0] })
+		}
+		if off := run(0); has(off) || off.Trace.NeighborsAdded != 0 {
+			t.Fatalf("%s: without NeighborFetch the question is a candidate (added %d)", tt.name, off.Trace.NeighborsAdded)
+		}
+		on := run(1)
+		if !tt.added {
+			if has(on) || on.Trace.NeighborsAdded != 0 {
+				t.Errorf("%s: the question was added: %+v", tt.name, on.Candidates)
+			}
+			continue
+		}
+		if !has(on) || on.Trace.NeighborsAdded != 1 {
+			t.Fatalf("%s: the question was not added (added %d): %+v", tt.name, on.Trace.NeighborsAdded, on.Candidates)
+		}
+		if got, want := on.Candidates[1].Score, 0.9*on.Candidates[0].Score; on.Candidates[1].Episode.ID != ids[0] || math.Abs(got-want) > 1e-9 {
+			t.Errorf("second candidate %d at %v, want the question at 0.9 × %v", on.Candidates[1].Episode.ID, got, on.Candidates[0].Score)
+		}
+		if len(on.Hits) < 2 || on.Hits[1].Episode.ID != ids[0] || !strings.Contains(on.Hits[1].Reason, "raised") {
+			t.Errorf("the question is not the second pick, or its reason does not say why: %+v", on.Hits)
+		}
+	}
+}
+
+// TestCoverageInTheScore: the episode holding most of the message's words
+// comes first, with the highest coverage, its score is the sum of its
+// weighted parts, coverage included, and its reason shows the coverage.
+func TestCoverageInTheScore(t *testing.T) {
+	s := newStore(t, nil)
+	ids := add(t, s,
+		ep("haruka", "京都で抹茶のパフェを食べた", "おいしそう", 5),
+		ep("haruka", "京都駅の近くで友達と会った", "いいね", 5),
+		ep("haruka", "抹茶ラテが好き", "わかる", 5),
+		ep("haruka", "雨で洗濯物が乾かない", "部屋干しだね", 3),
+	)
+	req := retriever.Request{User: "haruka", Text: "京都の抹茶パフェのお店、どこだっけ", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
+	res, err := newRetriever(t, s, retriever.DefaultOptions()).Retrieve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Candidates) < 3 || res.Candidates[0].Episode.ID != ids[0] {
+		t.Fatalf("the parfait is not first: %+v", res.Candidates)
+	}
+	best := res.Candidates[0]
+	for _, h := range res.Candidates[1:] {
+		if h.Coverage >= best.Coverage {
+			t.Errorf("episode %d covers %v, the best %v", h.Episode.ID, h.Coverage, best.Coverage)
+		}
+	}
+	want := retriever.DefaultOptions().Rerank
+	if got := want.WeightRRF*best.RRFNorm + want.WeightLex*best.Lex + want.WeightRecency*best.Rec + want.WeightCoverage*best.Coverage + best.Boost; math.Abs(got-best.Score) > 1e-9 {
+		t.Errorf("score %v, want its parts' %v", best.Score, got)
+	}
+	if len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Reason, "cov=") {
+		t.Errorf("the first pick's reason does not show its coverage: %+v", res.Hits)
+	}
+}

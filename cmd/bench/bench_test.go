@@ -203,7 +203,26 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	if _, err := mem.Add(ctx, eps...); err != nil {
 		t.Fatal(err)
 	}
-	base := mem.Retriever.Options()
+	// The live order of the default retriever is replayed exactly, the
+	// neighbours it added included. With other weights a retrieval may add
+	// other neighbours, which the replay cannot know: the variants retrieve
+	// without NeighborFetch.
+	live := mem.Retriever.Options()
+	base := live
+	base.NeighborFetch = 0
+	fixed, err := retriever.New(mem.Store, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The generated exchanges are 37 minutes apart: with a 30-minute
+	// NeighborGap no neighbour may rise, in the replay as live.
+	apart := live
+	apart.NeighborGap = 30 * time.Minute
+	gapped, err := retriever.New(mem.Store, apart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := func(rrf, lex, rec float64) weights { return weights{rrf, lex, rec, base.Rerank.WeightCoverage} }
 	variants := []struct {
 		name   string
 		w      weights
@@ -211,44 +230,61 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		high   float64
 		gate   retriever.Gate
 	}{
-		{"live defaults", weights{0.55, 0.35, 0.10}, base.Rerank.Medium, base.Rerank.High, retriever.Gate{}},
-		{"strict thresholds", weights{0.55, 0.35, 0.10}, 0.45, 0.75, retriever.Gate{}},
-		{"high above the best", weights{0.55, 0.35, 0.10}, 0.28, 0.99, retriever.Gate{}},
-		{"lexical weights", weights{0.30, 0.60, 0.10}, 0.30, 0.50, retriever.Gate{}},
-		{"recency weights", weights{0.50, 0.20, 0.30}, 0.20, 0.60, retriever.Gate{}},
-		{"cosine gate", weights{0.55, 0.35, 0.10}, 0.28, 0.35, retriever.Gate{MinCosine: 0.4}},
-		{"coverage gate", weights{0.55, 0.35, 0.10}, 0.28, 0.35, retriever.Gate{MinCoverage: 0.9}},
-		{"both gates, shallow", weights{0.55, 0.35, 0.10}, 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.7, Depth: 3}},
+		{"live defaults", w(0.55, 0.35, 0.10), base.Rerank.Medium, base.Rerank.High, retriever.Gate{}},
+		{"strict thresholds", w(0.55, 0.35, 0.10), 0.70, 0.95, retriever.Gate{}},
+		{"high above the best", w(0.55, 0.35, 0.10), 0.28, 0.99, retriever.Gate{}},
+		{"lexical weights", w(0.30, 0.60, 0.10), 0.30, 0.50, retriever.Gate{}},
+		{"recency weights", w(0.50, 0.20, 0.30), 0.20, 0.60, retriever.Gate{}},
+		{"no coverage weight", weights{0.55, 0.35, 0.10, 0}, 0.28, 0.35, retriever.Gate{}},
+		{"cosine gate", w(0.55, 0.35, 0.10), 0.28, 0.35, retriever.Gate{MinCosine: 0.4}},
+		{"coverage gate", w(0.55, 0.35, 0.10), 0.28, 0.35, retriever.Gate{MinCoverage: 0.9}},
+		{"both gates, shallow", w(0.55, 0.35, 0.10), 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.7, Depth: 3}},
 	}
 	gc := &gramCache{m: map[int64]ngram.Set{}}
 	queries := 0
 	differs := map[string]int{} // queries where a variant picks otherwise than the defaults
-	raised := 0                 // queries whose live retrieval raised a neighbour
+	raised, added := 0, 0       // queries whose live retrieval raised a neighbour, and added one
 	for i := 2; i < len(eps); i += 7 {
 		req := retriever.Request{User: "mio", Text: eps[i].UserText, Recent: retriever.MessagesOf(eps[i-2 : i]), Now: testNow, WithCandidates: true}
 		if i%3 == 0 { // some queries share few words with the store
 			req.Text = "そういえば" + gen.pick(genNouns) + "はどう？"
 		}
-		res, err := mem.Retrieve(ctx, req)
+		for _, r := range []*retriever.Retriever{mem.Retriever, gapped} {
+			res, err := r.Retrieve(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cands := candsOf(res, r.Options(), gc)
+			if err := withAdjacency(ctx, mem.Store, "mio", cands); err != nil {
+				t.Fatal(err)
+			}
+			for j, c := range replay(cands, weightsOf(r.Options().Rerank), neighbourRuleOf(r.Options()), r.Options().Rerank) {
+				if c.Final != c.Live || c.ID != res.Candidates[j].Episode.ID {
+					t.Fatalf("query %d, gap %v, candidate %d: recomputed %d, Final %v; live %d, %v", i, r.Options().NeighborGap, j, c.ID, c.Final, res.Candidates[j].Episode.ID, c.Live)
+				}
+			}
+			switch {
+			case r == gapped && res.Trace.Neighbors > 0:
+				t.Fatalf("query %d: %d neighbours raised across a 30-minute gap", i, res.Trace.Neighbors)
+			case r == mem.Retriever && res.Trace.Neighbors > 0:
+				raised++
+				if res.Trace.NeighborsAdded > 0 {
+					added++
+				}
+			}
+		}
+		res, err := fixed.Retrieve(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cands := candsOf(res, base, gc)
-		if res.Trace.Neighbors > 0 {
-			raised++
-		}
 		if err := withAdjacency(ctx, mem.Store, "mio", cands); err != nil {
 			t.Fatal(err)
-		}
-		for _, c := range replay(cands, weights{0.55, 0.35, 0.10}, base.NeighborShare, base.Rerank) {
-			if c.Final != c.Live {
-				t.Fatalf("recomputed Final %v != live %v", c.Final, c.Live)
-			}
 		}
 		var defaults []string
 		for _, v := range variants {
 			o := base
-			o.Rerank.WeightRRF, o.Rerank.WeightLex, o.Rerank.WeightRecency = v.w.RRF, v.w.Lex, v.w.Rec
+			o.Rerank.WeightRRF, o.Rerank.WeightLex, o.Rerank.WeightRecency, o.Rerank.WeightCoverage = v.w.RRF, v.w.Lex, v.w.Rec, v.w.Cov
 			o.Rerank.Medium, o.Rerank.High = v.medium, v.high
 			o.Gate = v.gate
 			r, err := retriever.New(mem.Store, o)
@@ -263,7 +299,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			for _, h := range live.Hits {
 				want = append(want, h.Episode.ExternalID)
 			}
-			for _, p := range selectOffline(replay(cands, v.w, o.NeighborShare, o.Rerank), v.gate, o.Rerank, len(res.Trace.UnknownNames) > 0) {
+			for _, p := range selectOffline(replay(cands, v.w, neighbourRuleOf(o), o.Rerank), v.gate, o.Rerank, len(res.Trace.UnknownNames) > 0) {
 				got = append(got, p.ExtID)
 			}
 			if !slices.Equal(got, want) {
@@ -280,8 +316,8 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	if queries < 10 {
 		t.Fatalf("only %d queries", queries)
 	}
-	if raised == 0 {
-		t.Error("no live retrieval raised a neighbour: the replay of NeighborShare is untested")
+	if raised == 0 || added == 0 {
+		t.Errorf("live retrievals raised neighbours %d times and added them %d times: the replay of NeighborShare and NeighborFetch is untested", raised, added)
 	}
 	for _, v := range variants[1:] {
 		if differs[v.name] == 0 {

@@ -165,8 +165,11 @@ func TestParseRange(t *testing.T) {
 	if _, err := parseRange("0.9:0.3:0.1"); err == nil {
 		t.Fatal("a backwards range parsed")
 	}
-	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1")
-	if err != nil || len(ws) != 2 || ws[1] != (weights{0.4, 0.5, 0.1}) {
+	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1/0.2", 0.35)
+	if err != nil || len(ws) != 2 || ws[0] != (weights{0.55, 0.35, 0.10, 0.35}) || ws[1] != (weights{0.4, 0.5, 0.1, 0.2}) {
 		t.Fatalf("parseWeights = %v, %v", ws, err)
+	}
+	if _, err := parseWeights("0.5/0.5", 0); err == nil {
+		t.Fatal("two weights parsed")
 	}
 }

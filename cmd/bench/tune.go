@@ -29,9 +29,17 @@ type weights struct {
 	RRF float64 `json:"rrf"`
 	Lex float64 `json:"lex"`
 	Rec float64 `json:"rec"`
+	Cov float64 `json:"coverage"`
 }
 
-func (w weights) String() string { return fmt.Sprintf("%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Rec) }
+// weightsOf returns the weights of o.
+func weightsOf(o rerank.Options) weights {
+	return weights{o.WeightRRF, o.WeightLex, o.WeightRecency, o.WeightCoverage}
+}
+
+func (w weights) String() string {
+	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Rec, w.Cov)
+}
 
 // cand is one reranked candidate of a live retrieval, with what the offline
 // selection needs: its score parts, its n-grams (for the dedupe), its
@@ -40,12 +48,13 @@ func (w weights) String() string { return fmt.Sprintf("%.2f/%.2f/%.2f", w.RRF, w
 type cand struct {
 	ID                           int64
 	ExtID                        string
-	adj                          [2]int64 // the person's episodes just before and after (episode.Store.Adjacent)
-	RRF, RRFNorm, Lex, Rec, Live float64  // Live: the retriever's Final
-	Cosine, Coverage             float64  // what the gate tests
-	InWindow                     bool     // and this: inside the message's time window
-	Boost                        float64  // the retriever's time-window boost, added to Final
-	Final                        float64  // recomputed
+	adj                          [2]int64  // the person's episodes just before and after (episode.Store.Adjacent)
+	at                           time.Time // when it happened (for NeighborGap)
+	RRF, RRFNorm, Lex, Rec, Live float64   // Live: the retriever's Final
+	Cosine, Coverage             float64   // what the gate tests
+	InWindow                     bool      // and this: inside the message's time window
+	Boost                        float64   // the retriever's time-window boost, added to Final
+	Final                        float64   // recomputed
 	pos                          int
 	grams                        ngram.Set
 }
@@ -81,7 +90,7 @@ func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
 	out := make([]cand, len(res.Candidates))
 	for i, h := range res.Candidates {
 		out[i] = cand{ID: h.Episode.ID, ExtID: h.Episode.ExternalID, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Live: h.Score,
-			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, InWindow: h.InWindow, pos: i, grams: gc.get(h, o)}
+			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, InWindow: h.InWindow, pos: i, grams: gc.get(h, o), at: h.Episode.OccurredAt}
 	}
 	return out
 }
@@ -99,12 +108,20 @@ func rescore(cs []cand, w weights) []cand {
 	out := slices.Clone(cs)
 	for i := range out {
 		c := &out[i]
-		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec
+		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec + w.Cov*c.Coverage
 		if c.Boost != 0 {
 			c.Final += c.Boost
 		}
 	}
 	slices.SortFunc(out, func(a, b cand) int {
+		// the neighbours the retriever added (no fused score) come after
+		// the fused candidates, as it appends them before its last sort
+		if a, b := a.RRF == 0, b.RRF == 0; a != b {
+			if a {
+				return 1
+			}
+			return -1
+		}
 		if c := cmp.Compare(b.Final, a.Final); c != 0 {
 			return c
 		}
@@ -135,29 +152,59 @@ func withAdjacency(ctx context.Context, s *episode.Store, user string, cs []cand
 
 // raiseNeighbors is the retriever's NeighborShare on recomputed scores: a
 // candidate next to one of the first MaxResults (anchors) rises to share of
-// that one's Final, then the list is sorted again, ties in their order.
-func raiseNeighbors(sorted []cand, share float64, o rerank.Options) []cand {
-	if share <= 0 || len(sorted) < 2 {
+// that one's Final, then the list is sorted again, ties in their order. The
+// anchors are the first candidates a search found: a neighbour the live
+// retrieval added (NeighborFetch; no fused score) is never one. Which
+// neighbours are added depends on the live first candidate, so with other
+// weights the replay holds the live retrieval's additions, not its own.
+func raiseNeighbors(sorted []cand, nb neighbourRule, o rerank.Options) []cand {
+	byFinal := func(a, b cand) int { return cmp.Compare(b.Final, a.Final) }
+	if nb.share <= 0 || len(sorted) < 2 {
+		slices.SortStableFunc(sorted, byFinal)
 		return sorted
 	}
-	n := min(len(sorted), max(1, o.MaxResults))
-	for i := range n {
-		floor := share * sorted[i].Final
+	var anchors []int // positions in sorted
+	for i, c := range sorted {
+		if len(anchors) == max(1, o.MaxResults) {
+			break
+		}
+		if c.RRF > 0 {
+			anchors = append(anchors, i)
+		}
+	}
+	for _, i := range anchors {
+		floor := nb.share * sorted[i].Final
 		for _, id := range sorted[i].adj {
-			j := slices.IndexFunc(sorted[n:], func(c cand) bool { return c.ID == id })
-			if j >= 0 && id != 0 && sorted[n+j].Final < floor {
-				sorted[n+j].Final = floor
+			j := slices.IndexFunc(sorted, func(c cand) bool { return c.ID == id })
+			if j >= 0 && id != 0 && !slices.Contains(anchors, j) && sorted[j].Final < floor && nb.near(sorted[i].at, sorted[j].at) {
+				sorted[j].Final = floor
 			}
 		}
 	}
-	slices.SortStableFunc(sorted, func(a, b cand) int { return cmp.Compare(b.Final, a.Final) })
+	slices.SortStableFunc(sorted, byFinal)
 	return sorted
+}
+
+// neighbourRule is the retriever's NeighborShare and NeighborGap.
+type neighbourRule struct {
+	share float64
+	gap   time.Duration
+}
+
+func neighbourRuleOf(o retriever.Options) neighbourRule {
+	return neighbourRule{o.NeighborShare, o.NeighborGap}
+}
+
+// near reports whether a and b are within the gap (any, when it is 0).
+func (nb neighbourRule) near(a, b time.Time) bool {
+	d := a.Sub(b)
+	return nb.gap <= 0 || (d <= nb.gap && d >= -nb.gap)
 }
 
 // replay is the retriever's order under weights w: rescore, then
 // raiseNeighbors.
-func replay(cs []cand, w weights, share float64, o rerank.Options) []cand {
-	return raiseNeighbors(rescore(cs, w), share, o)
+func replay(cs []cand, w weights, nb neighbourRule, o rerank.Options) []cand {
+	return raiseNeighbors(rescore(cs, w), nb, o)
 }
 
 // walk is rerank.Select without its final High gate, on recomputed scores:
@@ -192,9 +239,8 @@ func walk(sorted []cand, medium float64, o rerank.Options) []cand {
 // MinCoverage or its Cosine reaches MinCosine (a zero threshold disables its
 // test; the zero Gate admits everything), or it lies inside the message's
 // time window. The retriever's Gate.admits and
-// Gate.depth are unexported, hence this copy. The retriever computes Coverage
-// for its own first Depth candidates only: with other weights, a candidate
-// that enters the first Depth has Coverage 0 here (its Cosine still counts).
+// Gate.depth are unexported, hence this copy. The retriever computes every
+// candidate's Coverage, so the replay has it whatever the weights.
 // With UnknownNames, a query whose live retrieval found names the memory
 // does not hold (unknown) admits nothing.
 func gate(sorted []cand, g retriever.Gate, o rerank.Options, unknown bool) []cand {
@@ -257,7 +303,7 @@ type tuneCell struct {
 // picks of a (weights, gate, medium) do not depend on high, only the test of
 // the first pick does, so each query is walked once per (weights, gate,
 // medium).
-func sweep(qs []tuneQuery, ws []weights, share float64, gates []retriever.Gate, mediums, highs []float64, o rerank.Options) []tuneCell {
+func sweep(qs []tuneQuery, ws []weights, nb neighbourRule, gates []retriever.Gate, mediums, highs []float64, o rerank.Options) []tuneCell {
 	var cells []tuneCell
 	for _, w := range ws {
 		type walked struct {
@@ -267,7 +313,7 @@ func sweep(qs []tuneQuery, ws []weights, share float64, gates []retriever.Gate, 
 		}
 		sorted := make([][]cand, len(qs))
 		for i, q := range qs {
-			sorted[i] = replay(q.cands, w, share, o)
+			sorted[i] = replay(q.cands, w, nb, o)
 		}
 		for _, g := range gates {
 			for _, m := range mediums {
@@ -370,14 +416,14 @@ func parseRange(s string) ([]float64, error) {
 }
 
 // parseWeights parses a comma list of rrf/lex/rec triples.
-func parseWeights(s string) ([]weights, error) {
+func parseWeights(s string, cov float64) ([]weights, error) {
 	var out []weights
 	for _, t := range strings.Split(s, ",") {
 		parts := strings.Split(strings.TrimSpace(t), "/")
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("%w: weights %q: want rrf/lex/rec", errUsage, t)
+		if len(parts) != 3 && len(parts) != 4 {
+			return nil, fmt.Errorf("%w: weights %q: want rrf/lex/rec or rrf/lex/rec/coverage", errUsage, t)
 		}
-		var v [3]float64
+		v := [4]float64{3: cov}
 		for i, p := range parts {
 			f, err := strconv.ParseFloat(p, 64)
 			if err != nil {
@@ -385,7 +431,7 @@ func parseWeights(s string) ([]weights, error) {
 			}
 			v[i] = f
 		}
-		out = append(out, weights{v[0], v[1], v[2]})
+		out = append(out, weights{v[0], v[1], v[2], v[3]})
 	}
 	return out, nil
 }
@@ -396,7 +442,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.register(fs)
 	highFlag := fs.String("high", "0.30:0.90:0.02", "High thresholds: from:to:step or a comma list")
 	mediumFlag := fs.String("medium", "", "Medium thresholds: from:to:step or a comma list (default: the preset's)")
-	weightsFlag := fs.String("weights", "", "rerank weights to compare, rrf/lex/rec, comma list (default: the preset's)")
+	weightsFlag := fs.String("weights", "", "rerank weights to compare, rrf/lex/rec[/coverage], comma list (default: the preset's; coverage: the preset's when left out)")
 	cosFlag := fs.String("min-cosine", "", "gate MinCosine values: from:to:step or a comma list (default: the preset's)")
 	covFlag := fs.String("min-coverage", "", "gate MinCoverage values: from:to:step or a comma list (default: the preset's)")
 	plotPath := fs.String("plot", "", "write a plot of inject precision, recall and false-inject rate against High (.svg, .png, .pdf)")
@@ -429,9 +475,9 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	ws := []weights{{ro.WeightRRF, ro.WeightLex, ro.WeightRecency}}
+	ws := []weights{weightsOf(ro)}
 	if *weightsFlag != "" {
-		if ws, err = parseWeights(*weightsFlag); err != nil {
+		if ws, err = parseWeights(*weightsFlag, ro.WeightCoverage); err != nil {
 			return err
 		}
 	}
@@ -507,11 +553,11 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		// Check the offline selection against the live one.
-		lw := weights{ro.WeightRRF, ro.WeightLex, ro.WeightRecency}
+		lw := weightsOf(ro)
 		for _, q := range qs {
 			total++
 			var ids []string
-			for _, p := range selectOffline(replay(q.cands, lw, cfg.Opts.NeighborShare, ro), cfg.Opts.Gate, ro, q.unknownNames) {
+			for _, p := range selectOffline(replay(q.cands, lw, neighbourRuleOf(cfg.Opts), ro), cfg.Opts.Gate, ro, q.unknownNames) {
 				ids = append(ids, p.ExtID)
 			}
 			if slices.Equal(ids, q.live) {
@@ -541,7 +587,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var results []result
 	var plotCells []tuneCell
 	for gi, g := range groups {
-		cells := sweep(g, ws, cfg.Opts.NeighborShare, gates, mediums, highs, ro)
+		cells := sweep(g, ws, neighbourRuleOf(cfg.Opts), gates, mediums, highs, ro)
 		for _, c := range cells {
 			tab.add(labels[gi], c.Weights.String(), fmt.Sprintf("%.2f", c.Gate.MinCosine), fmt.Sprintf("%.2f", c.Gate.MinCoverage),
 				fmt.Sprintf("%.2f", c.Medium), fmt.Sprintf("%.2f", c.High),
