@@ -128,9 +128,11 @@ type Trace struct {
 	KNN     time.Duration
 	BM25    time.Duration
 	Fuse    time.Duration
-	Fetch   time.Duration
-	Rerank  time.Duration
-	Total   time.Duration
+	// Fetch is reading the candidates, with their n-grams and coverage.
+	Fetch time.Duration
+	// Rerank is scoring, the neighbours (read too) and the gate.
+	Rerank time.Duration
+	Total  time.Duration
 }
 
 // Result is the outcome of a retrieval.

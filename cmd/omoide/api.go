@@ -29,6 +29,7 @@ type hitJSON struct {
 	RRFNorm     float64   `json:"rrf_norm"`
 	Lex         float64   `json:"lex"`
 	Rec         float64   `json:"rec"`
+	Coverage    float64   `json:"coverage"`            // the IDF-weighted share of the message's terms it holds, when computed
 	Cosine      float64   `json:"cosine"`              // to the message alone, when its vector search found the episode
 	LexMessage  float64   `json:"lex_message"`         // trigram Dice with the message alone, when computed
 	InWindow    bool      `json:"in_window,omitempty"` // inside the time window the message names
@@ -48,8 +49,10 @@ type traceJSON struct {
 	BM25Hits     []int    `json:"bm25_hits"`
 	Candidates   int      `json:"candidates"`
 	Fetched      int      `json:"fetched"`
-	Echoes       int      `json:"echoes"` // dropped as already in the recent conversation
-	Gated        int      `json:"gated"`  // dropped by the gate
+	Echoes       int      `json:"echoes"`          // dropped as already in the recent conversation
+	Neighbors    int      `json:"neighbors"`       // raised or added for being next to one of the first
+	NeighborsAdd int      `json:"neighbors_added"` // of them, added though no search found them
+	Gated        int      `json:"gated"`           // dropped by the gate
 	Picked       int      `json:"picked"`
 	EmbedUS      int64    `json:"embed_us"`
 	KNNUS        int64    `json:"knn_us"`
@@ -80,7 +83,7 @@ func toHitJSON(h retriever.Hit) hitJSON {
 	e := h.Episode
 	out := hitJSON{ID: e.ID, ExternalID: e.ExternalID, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText,
 		OccurredAt: e.OccurredAt, Source: e.Source, Kind: int(e.Kind), State: int(e.State), Sensitivity: int(e.Sensitivity),
-		Reason: h.Reason, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec,
+		Reason: h.Reason, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage,
 		Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow}
 	if h.Relevance != 0 {
 		out.Relevance = h.Relevance.String()
@@ -112,7 +115,7 @@ func toTraceJSON(t retriever.Trace) traceJSON {
 	}
 	return traceJSON{Skipped: t.Skipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
 		KNNHits: nonNilInts(t.KNNHits), BM25Hits: nonNilInts(t.BM25Hits),
-		Candidates: t.Candidates, Fetched: t.Fetched, Echoes: t.Echoes, Gated: t.Gated, Picked: t.Picked,
+		Candidates: t.Candidates, Fetched: t.Fetched, Echoes: t.Echoes, Neighbors: t.Neighbors, NeighborsAdd: t.NeighborsAdded, Gated: t.Gated, Picked: t.Picked,
 		EmbedUS: us(t.Embed), KNNUS: us(t.KNN), BM25US: us(t.BM25), FuseUS: us(t.Fuse), FetchUS: us(t.Fetch),
 		RerankUS: us(t.Rerank), TotalUS: us(t.Total)}
 }

@@ -469,9 +469,10 @@ func TestServerErrors(t *testing.T) {
 }
 
 // TestTraceJSONSaysWhy: the JSON trace carries why the gate declined, the
-// names the memory never held and the message's time window.
+// names the memory never held, the message's time window and the neighbours
+// raised and added; a hit carries its coverage.
 func TestTraceJSONSaysWhy(t *testing.T) {
-	b, err := json.Marshal(toTraceJSON(retriever.Trace{Declined: "the memory holds no [\"carolin\"]", UnknownNames: []string{"carolin"}, Window: "yesterday"}))
+	b, err := json.Marshal(toTraceJSON(retriever.Trace{Declined: "the memory holds no [\"carolin\"]", UnknownNames: []string{"carolin"}, Window: "yesterday", Neighbors: 3, NeighborsAdded: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,10 +480,11 @@ func TestTraceJSONSaysWhy(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["declined"] != "the memory holds no [\"carolin\"]" || got["window"] != "yesterday" || fmt.Sprint(got["unknown_names"]) != "[carolin]" {
+	if got["declined"] != "the memory holds no [\"carolin\"]" || got["window"] != "yesterday" || fmt.Sprint(got["unknown_names"]) != "[carolin]" ||
+		got["neighbors"] != 3.0 || got["neighbors_added"] != 1.0 {
 		t.Fatalf("trace JSON %s", b)
 	}
-	if b, _ := json.Marshal(toHitJSON(retriever.Hit{InWindow: true})); !strings.Contains(string(b), `"in_window":true`) {
-		t.Fatalf("hit JSON %s lacks in_window", b)
+	if b, _ := json.Marshal(toHitJSON(retriever.Hit{InWindow: true, Coverage: 0.5})); !strings.Contains(string(b), `"in_window":true`) || !strings.Contains(string(b), `"coverage":0.5`) {
+		t.Fatalf("hit JSON %s lacks in_window or coverage", b)
 	}
 }
