@@ -49,7 +49,7 @@ const (
 	// one of them shares the message's words. cmd/bench eval, Recall@5 with
 	// none → 1 (coverage in the rerank): sui-ja-dev written-reply 0.769 →
 	// 0.820, locomo-dev single-hop 0.783 → 0.818, jsquad-ja-dev 0.968 →
-	// 0.967; 2 is no better (docs/quality.md).
+	// 0.968; 2 gains 0.1–0.3 points for a second read (docs/quality.md).
 	DefaultNeighborFetch = 1
 	// DefaultNeighborGap is the default preset's NeighborGap: exchanges an
 	// hour apart are two conversations. In the dev suites an exchange
