@@ -269,10 +269,12 @@ func ReferenceOptions() Options {
 // its scans made fast (docs/performance.md): no echo of the recent turns, the
 // message first in Q2's BM25 query, BM25 alone when the embedder fails,
 // small talk skipped, time-aware queries, an inject gate on term coverage and
-// on names the memory never held, candidates next to a strong match raised
-// (NeighborShare), a lexical embedder's vector lists weighed
-// down in the fusion, common and costly terms out of the BM25 queries and one
-// in-memory vector scan for both queries. Its store segments Japanese with
+// on names the memory never held, term coverage in the rerank score
+// (Rerank.WeightCoverage), the same conversation's episodes next to a strong
+// match raised and, for the best match, added (NeighborShare, NeighborFetch,
+// NeighborGap), a lexical embedder's vector lists weighed down in the fusion,
+// common and costly terms out of the BM25 queries and one in-memory vector
+// scan for both queries. Its store segments Japanese with
 // kagome and stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()

@@ -414,11 +414,12 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 }
 
 // neighbors raises each candidate that is adjacent in time to one of the
-// first MaxResults candidates to at least NeighborShare of that one's score.
-// The neighbours of the first NeighborFetch candidates that are not
-// candidates are scored by more (nil where they no longer pass the filters)
-// and added with the same floor. It sorts again (ties keep their order) and
-// returns the ids it raised or added.
+// first MaxResults candidates, and no further from it than NeighborGap, to at
+// least NeighborShare of that one's score. The neighbours of the first
+// NeighborFetch candidates that are not candidates go to more, which reads and
+// scores those that still exist and pass the filters; they are added with the
+// same floor and gap. It sorts again (ties keep their order) and returns the
+// ids it raised or added.
 func (r *Retriever) neighbors(ctx context.Context, user string, scored []rerank.Scored, more func([]int64) ([]rerank.Scored, error), tr *Trace) ([]rerank.Scored, []int64, error) {
 	n := min(len(scored), max(1, r.opts.Rerank.MaxResults))
 	anchors := make([]int64, n)
