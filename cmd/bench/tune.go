@@ -116,8 +116,8 @@ func rescore(cs []cand, w weights) []cand {
 	slices.SortFunc(out, func(a, b cand) int {
 		// the neighbours the retriever added (no fused score) come after
 		// the fused candidates, as it appends them before its last sort
-		if a, b := a.RRF == 0, b.RRF == 0; a != b {
-			if a {
+		if aAdded, bAdded := a.RRF == 0, b.RRF == 0; aAdded != bAdded {
+			if aAdded {
 				return 1
 			}
 			return -1
