@@ -73,13 +73,13 @@ const (
 	// injects only if one of its first candidates holds at least 30% of the
 	// message's terms, by IDF weight (terms no episode holds left out).
 	// Calibrated with cmd/bench tune on jsts-ja-dev and locomo-dev
-	// (docs/quality.md): 0.30 is the lowest value that keeps JSTS's false
-	// inject rate under 0.10 (0.084, with 0.869 of the queries with a
-	// relevant episode in the top 5 still injecting). LoCoMo's
-	// cross-conversation questions need 0.45 for that (0.079), which would
-	// silence a third of the relevant memories of omoide's own Japanese
-	// conversations (testdata/ja), so the gate stays at 0.30. The hash
-	// embedder's cosine adds nothing on top (MinCosine off).
+	// (docs/quality.md): JSTS's false inject rate is 0.084 at 0.30, with
+	// 0.868 of the queries whose relevant episode is in the top 5 still
+	// injecting. 0.29 and 0.28 stay under 0.10 too (0.091 and 0.096, with
+	// 0.882 and 0.888 injecting), nearer the edge than unseen data allows;
+	// no value reaches both JSTS targets. LoCoMo's cross-conversation
+	// questions are the names gate's (UnknownNames: 0.004 false inject).
+	// The hash embedder's cosine adds nothing on top (MinCosine off).
 	DefaultMinCoverage = 0.30
 	// DefaultLexicalKNNWeight is the fusion weight of a lexical embedder's
 	// vector lists when Options.KNNWeight is 0. The hash embedder's vectors
