@@ -303,9 +303,12 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	if r.opts.ExcludeRecent {
 		echo = newEchoFilter(recentIDs, recent)
 	}
+	inWindow := func(e episode.Episode) bool {
+		return window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until)
+	}
 	candidate := func(e episode.Episode, g ngram.Set, rrfScore, coverage float64) rerank.Candidate {
 		c := rerank.Candidate{ID: e.ID, RRF: rrfScore, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g, Coverage: coverage}
-		if window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until) {
+		if inWindow(e) {
 			c.Boost = r.opts.TimeBoost
 		}
 		return c
@@ -364,8 +367,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	hit := func(sc rerank.Scored) Hit {
 		e := byID[sc.ID]
 		h := Hit{Episode: e, Score: sc.Final, Boost: sc.Boost, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
-			Coverage: sc.Coverage, Cosine: arms.cosine(sc.ID),
-			InWindow: window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until)}
+			Coverage: sc.Coverage, Cosine: arms.cosine(sc.ID), InWindow: inWindow(e)}
 		if msgGrams != nil {
 			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
 		}

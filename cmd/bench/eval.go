@@ -310,11 +310,10 @@ func outcomeOf(q dataset.Query, res retriever.Result) outcome {
 	}
 	o.ranked = make([]string, len(res.Candidates))
 	for i, c := range res.Candidates {
-		o.ranked[i] = c.Episode.ExternalID
-	}
-	for i, c := range res.Candidates {
-		if i < rankParts || o.relevant[c.Episode.ExternalID] {
-			o.parts = append(o.parts, parts{Rank: i + 1, Relevant: o.relevant[c.Episode.ExternalID], Score: c.Score,
+		id := c.Episode.ExternalID
+		o.ranked[i] = id
+		if i < rankParts || o.relevant[id] {
+			o.parts = append(o.parts, parts{Rank: i + 1, Relevant: o.relevant[id], Score: c.Score,
 				RRFNorm: c.RRFNorm, Lex: c.Lex, Rec: c.Rec, Coverage: c.Coverage, Cosine: c.Cosine})
 		}
 	}
