@@ -119,7 +119,14 @@ func TestKagomeTerms(t *testing.T) {
 		{"empty", "", nil},
 		{"whitespace", " \u3000\r\n\t", nil},
 		{"emoji and ZWJ separate", "猫👨\u200d👩\u200d👧犬", []string{"猫", "犬"}},
+		{"interrogatives left out of queries", "前に誰とどこで何を食べたっけ", []string{"前", "食べる"}},
+		{"more interrogatives", "いつ、どんな店にどうして行ったの？なぜ？", []string{"店", "行く"}},
+		{"only a question word", "何？", nil},
 	})
+	// The index keeps interrogatives, which queries leave out.
+	if got, want := Kagome().Index("どこで何を食べた"), "どこ 何 食べる"; got != want {
+		t.Errorf("Index = %q, want %q", got, want)
+	}
 }
 
 // TestKagomeUnknownRuns checks that Han and kana runs the dictionary cannot
