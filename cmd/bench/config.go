@@ -89,13 +89,14 @@ func configGrid(presets, arms, toks []string) ([]config, error) {
 // embedFlags select the embedder.
 type embedFlags struct {
 	name, baseURL, model, keyEnv string
-	dim, batch                   int
+	dim, batch, hashDim          int
 	dimensions                   bool
 	indexMin                     int
 }
 
 func (e *embedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (offline, lexical; omoide.DefaultEmbedder) or openai")
+	fs.IntVar(&e.hashDim, "hash-dim", 0, "hash: the vector dimension (0: embed.DefaultHashDim)")
 	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: episode.DefaultIndexMin; -1: never, vec0's exact scan)")
 	fs.StringVar(&e.baseURL, "openai-url", "", "openai: API root (default "+embed.DefaultOpenAIBaseURL+")")
 	fs.StringVar(&e.model, "openai-model", "", "openai: embedding model")
@@ -109,7 +110,14 @@ func (e *embedFlags) register(fs *flag.FlagSet) {
 func (e embedFlags) embedder() (embed.Embedder, error) {
 	switch e.name {
 	case "hash":
-		return omoide.DefaultEmbedder(), nil
+		if e.hashDim == 0 {
+			return omoide.DefaultEmbedder(), nil
+		}
+		h, err := embed.NewHash(embed.HashOptions{Dim: e.hashDim, Terms: tokenize.Kagome().Terms})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return h, nil
 	case "openai":
 		o, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: e.baseURL, Model: e.model, APIKey: os.Getenv(e.keyEnv),
 			Dim: e.dim, BatchSize: e.batch, Dimensions: e.dimensions})
