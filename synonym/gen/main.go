@@ -1,0 +1,139 @@
+// Command gen writes synonym/synonyms.txt.gz, the table package synonym
+// embeds, from SudachiDict's synonym dictionary as the npm package
+// sudachi-synonyms-dictionary ships it (JSON; Apache License 2.0):
+//
+//	npm pack sudachi-synonyms-dictionary@18.0.0
+//	tar xzf sudachi-synonyms-dictionary-18.0.0.tgz
+//	go run -tags sqlite_fts5 ./synonym/gen -json package/sudachi-synonyms-dictionary.json
+//
+// Every headword is spelled as the default analyzer (tokenize.KagomeSnowball)
+// spells a query: a headword that is not exactly one query term there
+// ("ノートパソコン" is ノート + パソコン; "何" is no query term at all) is left
+// out, because a message's terms are what the table is looked up with. A
+// headword marked never to be expanded (expandControl 2) is left out; one
+// marked not to trigger an expansion (1) is a synonym of the others but has
+// none of its own. The kanji numerals 一 to 十 are added as synonyms of the
+// digits, which the analyzer keeps apart.
+//
+// Run it again whenever the analyzer changes how it spells a term;
+// synonym's tests fail when the table and the analyzer disagree.
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/omoide/omoide/tokenize"
+)
+
+// group is one synonym group of the dictionary.
+type group struct {
+	ID    string `json:"id"`
+	Items []struct {
+		ExpandControl int    `json:"expandControl"`
+		Midashi       string `json:"midashi"`
+	} `json:"items"`
+}
+
+func main() {
+	src := flag.String("json", "", "sudachi-synonyms-dictionary.json of the npm package")
+	out := flag.String("out", "synonym/synonyms.txt.gz", "the table to write")
+	flag.Parse()
+	if err := run(*src, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(src, out string) error {
+	if src == "" {
+		return fmt.Errorf("-json is required")
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	var groups []group
+	if err := json.Unmarshal(b, &groups); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	for n := 1; n <= 10; n++ {
+		g := group{ID: "numeral-" + strconv.Itoa(n)}
+		for _, m := range []string{strconv.Itoa(n), string([]rune("一二三四五六七八九十")[n-1])} {
+			g.Items = append(g.Items, struct {
+				ExpandControl int    `json:"expandControl"`
+				Midashi       string `json:"midashi"`
+			}{0, m})
+		}
+		groups = append(groups, g)
+	}
+	a := tokenize.KagomeSnowball()
+	term := func(word string) (string, bool) {
+		ts := a.Terms(word)
+		return strings.Join(ts, ""), len(ts) == 1
+	}
+	syn := map[string]map[string]bool{}
+	for _, g := range groups {
+		var members, triggers []string
+		for _, it := range g.Items {
+			t, ok := term(it.Midashi)
+			if !ok || it.ExpandControl == 2 {
+				continue
+			}
+			members = append(members, t)
+			if it.ExpandControl == 0 {
+				triggers = append(triggers, t)
+			}
+		}
+		for _, t := range triggers {
+			for _, m := range members {
+				if m == t {
+					continue
+				}
+				if syn[t] == nil {
+					syn[t] = map[string]bool{}
+				}
+				syn[t][m] = true
+			}
+		}
+	}
+	keys := make([]string, 0, len(syn))
+	for k := range syn {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	w := bufio.NewWriter(zw)
+	pairs := 0
+	for _, k := range keys {
+		alts := make([]string, 0, len(syn[k]))
+		for m := range syn[k] {
+			alts = append(alts, m)
+		}
+		slices.Sort(alts)
+		pairs += len(alts)
+		fmt.Fprintf(w, "%s\t%s\n", k, strings.Join(alts, " "))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "gen: %d groups, %d terms with synonyms, %d pairs → %s\n", len(groups), len(keys), pairs, out)
+	return nil
+}

@@ -1,0 +1,128 @@
+package synonym
+
+import (
+	"bytes"
+	"compress/gzip"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/omoide/omoide/tokenize"
+)
+
+func TestOf(t *testing.T) {
+	tests := []struct {
+		term        string
+		has, hasNot []string
+	}{
+		{"シール", []string{"ステッカー"}, []string{"シール"}},
+		{"子供", []string{"子ども", "キッズ"}, []string{"子供"}},
+		{"子ども", []string{"子供"}, nil},
+		{"浜辺", []string{"砂浜", "ビーチ"}, nil},
+		{"二", []string{"2"}, nil},
+		{"2", []string{"二"}, nil},
+		{"kid", []string{"child", "子供"}, nil}, // English as the analyzer stems it
+		{"ラーメンライス", nil, nil},
+		{"", nil, nil},
+	}
+	for _, tt := range tests {
+		got := Of(tt.term)
+		if tt.has == nil && got != nil {
+			t.Errorf("Of(%q) = %q, want none", tt.term, got)
+		}
+		for _, w := range tt.has {
+			if !slices.Contains(got, w) {
+				t.Errorf("Of(%q) = %q, want it to hold %q", tt.term, got, w)
+			}
+		}
+		for _, w := range tt.hasNot {
+			if slices.Contains(got, w) {
+				t.Errorf("Of(%q) = %q, holds %q", tt.term, got, w)
+			}
+		}
+		if !slices.IsSorted(got) {
+			t.Errorf("Of(%q) = %q, not sorted", tt.term, got)
+		}
+	}
+}
+
+// TestSpelledAsTheAnalyzer checks that the Japanese terms of the table are
+// query terms of the analyzer, spelled as it spells them: a table generated
+// before the analyzer changed would look up words no message has (run
+// synonym/gen again). Every term must be one query term; a few base forms
+// (読み → 読む, すます → する) analyse to another base form when alone, so
+// 1 in 1,000 may be spelled otherwise. English terms are stems, and stemming
+// a stem again can shorten it (accelerate → acceler → accel), so they are
+// not checked.
+func TestSpelledAsTheAnalyzer(t *testing.T) {
+	a, err := tokenize.ByName(Analyzer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.keys) < 20000 {
+		t.Fatalf("the table has %d terms, want the whole dictionary (over 20,000)", len(tab.keys))
+	}
+	checked, other := 0, 0
+	for _, w := range slices.Concat(tab.keys, tab.alts) {
+		if isASCII(w) {
+			continue
+		}
+		checked++
+		switch got := a.Terms(w); {
+		case len(got) != 1:
+			t.Errorf("%s.Terms(%q) = %q, want one term", Analyzer, w, got)
+		case got[0] != w:
+			other++
+		}
+	}
+	if other*1000 > checked {
+		t.Errorf("%d of %d terms of the table are spelled otherwise by the analyzer", other, checked)
+	}
+}
+
+func isASCII(s string) bool {
+	for _, r := range s {
+		if r >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestParseRejects(t *testing.T) {
+	for name, text := range map[string]string{
+		"no tab":      "シール ステッカー\n",
+		"no synonyms": "シール\t\n",
+		"unsorted":    "子供\t子ども\nシール\tステッカー\n",
+		"repeated":    "シール\tステッカー\nシール\tseal\n",
+	} {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(text))
+		zw.Close()
+		if _, err := parse(b.Bytes()); err == nil {
+			t.Errorf("%s: parse accepted %q", name, text)
+		}
+	}
+	if _, err := parse([]byte("not gzip")); err == nil {
+		t.Error("parse accepted data that is not gzip")
+	}
+}
+
+// TestOfConcurrent loads the table from many goroutines at once (run with
+// -race).
+func TestOfConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if got := Of("シール"); !slices.Contains(got, "ステッカー") {
+				t.Errorf("Of(シール) = %q", got)
+			}
+		})
+	}
+	wg.Wait()
+}
