@@ -37,7 +37,10 @@ type Options struct {
 	WeightRRF, WeightLex, WeightRecency float64
 	// WeightCoverage weighs Candidate.Coverage; 0 (the reference) leaves
 	// it out of Final.
-	WeightCoverage           float64
+	WeightCoverage float64
+	// WeightProximity weighs Candidate.Proximity; 0 (the reference) leaves
+	// it out of Final.
+	WeightProximity          float64
 	RecencyDays              float64
 	StrengthNgrams           int
 	QueryChars, EpisodeChars int
@@ -77,6 +80,10 @@ type Candidate struct {
 	// [0, 1], as the caller measures it (the retriever: by IDF weight);
 	// Final adds WeightCoverage·Coverage.
 	Coverage float64
+	// Proximity is the share of the message's adjacent term pairs the
+	// episode holds close together and in order, in [0, 1]; Final adds
+	// WeightProximity·Proximity.
+	Proximity float64
 	// Grams are the episode's n-grams (EpisodeGrams) when the caller has
 	// them already; nil means Score computes them.
 	Grams ngram.Set
@@ -85,23 +92,27 @@ type Candidate struct {
 // Scored is a candidate with its score parts.
 type Scored struct {
 	Candidate
-	Final   float64 // WeightRRF·RRFNorm + WeightLex·Lex + WeightRecency·Rec + WeightCoverage·Coverage + Boost
+	Final   float64 // WeightRRF·RRFNorm + WeightLex·Lex + WeightRecency·Rec + WeightCoverage·Coverage + WeightProximity·Proximity + Boost
 	RRFNorm float64 // RRF / the best RRF among the candidates
 	Lex     float64 // trigram Dice with the query × query strength
 	Rec     float64 // exp(-age_days / RecencyDays)
 	grams   ngram.Set
 	covered bool // WeightCoverage was set: Reason shows the coverage
+	near    bool // WeightProximity was set: Reason shows the proximity
 }
 
 // Grams returns the episode's n-grams (EpisodeGrams), shared: do not modify.
 func (s Scored) Grams() ngram.Set { return s.grams }
 
 // Reason renders the score parts as the reference does, and the coverage
-// when it was weighed.
+// and proximity when they were weighed.
 func (s Scored) Reason() string {
 	r := fmt.Sprintf("heuristic rerank: score=%.3f rrf=%.3f lex=%.3f rec=%.3f", s.Final, s.RRFNorm, s.Lex, s.Rec)
 	if s.covered {
 		r += fmt.Sprintf(" cov=%.3f", s.Coverage)
+	}
+	if s.near {
+		r += fmt.Sprintf(" prox=%.3f", s.Proximity)
 	}
 	return r
 }
@@ -137,7 +148,7 @@ func Score(q ngram.Set, cands []Candidate, now time.Time, o Options) []Scored {
 	}
 	nowUnix := float64(now.Unix())
 	for i, c := range cands {
-		s := Scored{Candidate: c, grams: c.Grams, covered: o.WeightCoverage != 0}
+		s := Scored{Candidate: c, grams: c.Grams, covered: o.WeightCoverage != 0, near: o.WeightProximity != 0}
 		if s.grams == nil {
 			s.grams = o.EpisodeGrams(c.UserText, c.ReplyText)
 		}
@@ -147,7 +158,7 @@ func Score(q ngram.Set, cands []Candidate, now time.Time, o Options) []Scored {
 			age := max(0, (nowUnix-float64(at))/86400)
 			s.Rec = math.Exp(-age / o.RecencyDays)
 		}
-		s.Final = o.WeightRRF*s.RRFNorm + o.WeightLex*s.Lex + o.WeightRecency*s.Rec + o.WeightCoverage*c.Coverage
+		s.Final = o.WeightRRF*s.RRFNorm + o.WeightLex*s.Lex + o.WeightRecency*s.Rec + o.WeightCoverage*c.Coverage + o.WeightProximity*c.Proximity
 		if c.Boost != 0 {
 			s.Final += c.Boost
 		}

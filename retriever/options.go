@@ -69,6 +69,16 @@ const (
 	// temporal 0.680 → 0.761, jsquad-ja-dev 0.963 → 0.968, sui-ja-dev
 	// written-reply 0.771 → 0.769 (docs/quality.md).
 	DefaultCoverageWeight = 0.35
+	// DefaultProximityWeight is the default preset's
+	// Rerank.WeightProximity: the weight of how many of the message's
+	// adjacent term pairs a candidate holds close together and in order
+	// ("梅雨の期間" in a paragraph that says 梅雨の期間, not one that holds
+	// 梅雨 and 期間 apart), the ordered-window feature of sequential
+	// dependence models. cmd/bench eval, with synonyms, weight 0 → 0.2
+	// (0.1 and 0.35 measured too): jsquad-ja-dev Recall@1 0.922 → 0.927,
+	// Recall@5 0.969 → 0.970; locomo-dev single-hop 0.821 → 0.830
+	// (docs/quality.md).
+	DefaultProximityWeight = 0.2
 	// DefaultMinCoverage is the default preset's inject gate: a retrieval
 	// injects only if one of its first candidates holds at least 30% of the
 	// message's terms, by IDF weight (terms no episode holds left out).
@@ -80,7 +90,7 @@ const (
 	// no value reaches both JSTS targets. LoCoMo's cross-conversation
 	// questions are the names gate's (UnknownNames: 0.004 false inject).
 	// The hash embedder's cosine adds nothing on top (MinCosine off).
-	DefaultMinCoverage = 0.30
+	DefaultMinCoverage = 0.29
 	// DefaultLexicalKNNWeight is the fusion weight of a lexical embedder's
 	// vector lists when Options.KNNWeight is 0. The hash embedder's vectors
 	// are bags of n-grams without IDF: at equal weight they push BM25's
@@ -189,6 +199,13 @@ type Options struct {
 	// is next to is another conversation, neither raised nor added. 0
 	// bounds nothing.
 	NeighborGap time.Duration
+	// Synonyms lets a message's term be held by an episode through its
+	// synonyms (package synonym: 子供 and 子ども, シール and ステッカー) in
+	// Coverage, and so in the gate and the score; the term and its synonyms
+	// weigh as one, by the documents that hold any of them. Only a store of
+	// the synonym table's analyzer (synonym.Analyzer, the default) uses
+	// them. false (the reference) matches terms as they are spelled.
+	Synonyms bool
 }
 
 // Gate decides whether a retrieval has evidence at all, on signals measured
@@ -274,7 +291,8 @@ func ReferenceOptions() Options {
 // match raised and, for the best match, added (NeighborShare, NeighborFetch,
 // NeighborGap), a lexical embedder's vector lists weighed down in the fusion,
 // common and costly terms out of the BM25 queries and one in-memory vector
-// scan for both queries. Its store segments Japanese with
+// scan for both queries, synonyms in term coverage and term pairs near each
+// other in the score (Synonyms, Rerank.WeightProximity). Its store segments Japanese with
 // kagome and stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
@@ -294,6 +312,8 @@ func DefaultOptions() Options {
 	o.NeighborFetch = DefaultNeighborFetch
 	o.NeighborGap = DefaultNeighborGap
 	o.Rerank.WeightCoverage = DefaultCoverageWeight
+	o.Rerank.WeightProximity = DefaultProximityWeight
+	o.Synonyms = true
 	o.KNNWeight = 0 // by the embedder: see KNNWeight
 	return o
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
 	"github.com/omoide/omoide/smalltalk"
+	"github.com/omoide/omoide/synonym"
 	"github.com/omoide/omoide/timeexpr"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -92,6 +93,10 @@ type Hit struct {
 	// for the first candidates when a gate is set or candidates are asked
 	// for.
 	Coverage float64
+	// Proximity is the IDF-weighted share of the message's adjacent term
+	// pairs that the episode holds close together and in order, computed
+	// with Coverage.
+	Proximity float64
 	// InWindow: the episode happened inside the time window the message
 	// names ("先週", "in May"; TimeAware).
 	InWindow bool
@@ -166,6 +171,7 @@ type Retriever struct {
 	store        Store
 	opts         Options
 	knnWeight    float64   // opts.KNNWeight resolved for the store's embedder
+	synonyms     bool      // opts.Synonyms, and the store's analyzer spells terms as the table does
 	contextTerms termCache // analyzed context messages, see termCache
 }
 
@@ -194,7 +200,8 @@ func New(store Store, opts Options) (*Retriever, error) {
 	if opts.KNNWeight < 0 {
 		return nil, fmt.Errorf("retriever: option KNNWeight is %g, must be >= 0", opts.KNNWeight)
 	}
-	r := &Retriever{store: store, opts: opts, knnWeight: opts.KNNWeight}
+	r := &Retriever{store: store, opts: opts, knnWeight: opts.KNNWeight,
+		synonyms: opts.Synonyms && store.Analyzer().Name() == synonym.Analyzer}
 	if r.knnWeight == 0 {
 		r.knnWeight = 1
 		if embed.IsLexical(store.Embedder()) {
@@ -276,7 +283,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	}
 
 	t = time.Now()
-	measure := r.opts.Rerank.WeightCoverage > 0 || r.opts.Gate.thresholds() || req.WithCandidates
+	measure := r.opts.Rerank.WeightCoverage > 0 || r.opts.Rerank.WeightProximity > 0 || r.opts.Gate.thresholds() || req.WithCandidates
 	var cover *termWeights // the message's terms, when coverage is measured
 	if measure {
 		terms := q.terms[0] // the message's, unless clipped for BM25
@@ -306,8 +313,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	inWindow := func(e episode.Episode) bool {
 		return window != nil && !e.OccurredAt.Before(window.Since) && e.OccurredAt.Before(window.Until)
 	}
-	candidate := func(e episode.Episode, g ngram.Set, rrfScore, coverage float64) rerank.Candidate {
-		c := rerank.Candidate{ID: e.ID, RRF: rrfScore, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g, Coverage: coverage}
+	candidate := func(e episode.Episode, g ngram.Set, rrfScore float64, m termMatch) rerank.Candidate {
+		c := rerank.Candidate{ID: e.ID, RRF: rrfScore, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g,
+			Coverage: m.coverage, Proximity: m.proximity}
 		if inWindow(e) {
 			c.Boost = r.opts.TimeBoost
 		}
@@ -367,7 +375,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	hit := func(sc rerank.Scored) Hit {
 		e := byID[sc.ID]
 		h := Hit{Episode: e, Score: sc.Final, Boost: sc.Boost, RRF: sc.RRF, RRFNorm: sc.RRFNorm, Lex: sc.Lex, Rec: sc.Rec,
-			Coverage: sc.Coverage, Cosine: arms.cosine(sc.ID), InWindow: inWindow(e)}
+			Coverage: sc.Coverage, Proximity: sc.Proximity, Cosine: arms.cosine(sc.ID), InWindow: inWindow(e)}
 		if msgGrams != nil {
 			h.LexMessage = ngram.Dice(msgGrams, sc.Grams())
 		}
@@ -517,9 +525,9 @@ const (
 // the message. The candidates are read in up to fetchParts parts at once,
 // each part's n-grams and coverage made as it arrives: the searches are over,
 // and reading and n-gramming sixty episodes on one core left the other idle.
-func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) ([]episode.Episode, []ngram.Set, []float64, error) {
+func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) ([]episode.Episode, []ngram.Set, []termMatch, error) {
 	parts := min(fetchParts, max(1, len(ids)/fetchPart))
-	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]float64, parts), make([]error, parts)
+	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]termMatch, parts), make([]error, parts)
 	read := func(p int) {
 		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
 		if eps[p], errs[p] = r.store.GetMany(ctx, part); errs[p] != nil {
@@ -529,7 +537,7 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) 
 		for i, e := range eps[p] {
 			grams[p][i] = r.opts.Rerank.EpisodeGrams(e.UserText, e.ReplyText)
 		}
-		covs[p] = make([]float64, len(eps[p]))
+		covs[p] = make([]termMatch, len(eps[p]))
 		if cover == nil {
 			return
 		}
@@ -544,7 +552,7 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) 
 		}
 		seen := make([]bool, len(cover.terms))
 		for i := range held {
-			covs[p][i] = cover.of(held[i], seen)
+			covs[p][i] = cover.match(held[i], seen)
 		}
 	}
 	var wg sync.WaitGroup
@@ -567,7 +575,26 @@ type termWeights struct {
 	terms   []string
 	weights []float64
 	sum     float64
+	// next[i] is the index of the term that follows terms[i] in the
+	// message, -1 for the last; pairSum weighs every adjacent pair.
+	next    []int
+	pairSum float64
+	// keys are the terms and their synonyms, sorted; keys[i] stands for
+	// terms[owner[i]].
+	keys  []string
+	owner []int
 }
+
+// termMatch is how an episode's indexed terms match the message's.
+type termMatch struct {
+	coverage, proximity float64
+}
+
+// proximityWindow is how many indexed terms after a message term its
+// successor in the message may come to count as near: the analyzers drop
+// particles, so "梅雨の期間" is indexed as adjacent terms, and a window of 2
+// lets one word stand between.
+const proximityWindow = 2
 
 // termWeights returns the weights of terms, or nil when they weigh nothing.
 func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeights, error) {
@@ -577,40 +604,108 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 	w := &termWeights{terms: slices.Clone(terms)}
 	slices.Sort(w.terms)
 	w.terms = slices.Compact(w.terms)
-	df, total, err := r.store.DocFreq(ctx, w.terms)
+	type key struct {
+		k string
+		o int
+	}
+	var ks []key
+	for i, t := range w.terms {
+		ks = append(ks, key{t, i})
+		if r.synonyms {
+			for _, a := range synonym.Of(t) {
+				ks = append(ks, key{a, i})
+			}
+		}
+	}
+	slices.SortFunc(ks, func(a, b key) int { return strings.Compare(a.k, b.k) })
+	w.keys, w.owner = make([]string, len(ks)), make([]int, len(ks))
+	for i, k := range ks {
+		w.keys[i], w.owner[i] = k.k, k.o
+	}
+	uniq := slices.Compact(slices.Clone(w.keys))
+	df, total, err := r.store.DocFreq(ctx, uniq)
 	if err != nil {
 		return nil, fmt.Errorf("retriever: coverage: %w", err)
 	}
+	classDF := make([]int, len(w.terms))
+	for i, k := range w.keys {
+		j, _ := slices.BinarySearch(uniq, k)
+		classDF[w.owner[i]] += df[j]
+	}
 	w.weights = make([]float64, len(w.terms))
 	for i := range w.terms {
-		if df[i] > 0 {
-			w.weights[i] = math.Log(1 + float64(total)/float64(df[i]+1))
+		if d := min(classDF[i], total); d > 0 {
+			w.weights[i] = math.Log(1 + float64(total)/float64(d+1))
 			w.sum += w.weights[i]
 		}
 	}
 	if w.sum == 0 {
 		return nil, nil
 	}
+	w.next = make([]int, len(w.terms))
+	for i := range w.next {
+		w.next[i] = -1
+	}
+	prev := -1
+	for _, t := range terms {
+		j, _ := slices.BinarySearch(w.terms, t)
+		if prev >= 0 && prev != j && w.next[prev] < 0 && w.weights[prev] > 0 && w.weights[j] > 0 {
+			w.next[prev] = j
+			w.pairSum += w.weights[prev] + w.weights[j]
+		}
+		prev = j
+	}
 	return w, nil
 }
 
-// of returns the coverage of an episode whose indexed terms are held: the
-// IDF-weighted share of the message's terms it holds, Σ idf(t) over the
-// message terms it holds / Σ idf(t) over all of them. Rare words (names,
-// topics) weigh more than the words every episode has, so the share says how
-// much of what the message is about the episode speaks of. It is the gate's
-// evidence and, weighed by Rerank.WeightCoverage, part of the score. seen is
-// scratch space of len(terms).
-func (w *termWeights) of(held []string, seen []bool) float64 {
+// match returns the coverage and proximity of an episode whose indexed terms
+// are held, in order. Coverage is the IDF-weighted share of the message's
+// terms it holds, Σ idf(t) over the message terms it holds / Σ idf(t) over
+// all of them. Rare words (names, topics) weigh more than the words every
+// episode has, so the share says how much of what the message is about the
+// episode speaks of. It is the gate's evidence and, weighed by
+// Rerank.WeightCoverage, part of the score. Proximity is the same share over
+// the message's adjacent term pairs, a pair held when its second term follows
+// its first within proximityWindow terms. seen is scratch space of
+// len(terms).
+func (w *termWeights) match(held []string, seen []bool) termMatch {
 	clear(seen)
-	got := 0.0
-	for _, t := range held {
-		if j, ok := slices.BinarySearch(w.terms, t); ok && !seen[j] {
-			seen[j] = true
-			got += w.weights[j]
+	var m termMatch
+	got, pairs := 0.0, 0.0
+	idx := make([]int, len(held))
+	for p, t := range held {
+		idx[p] = -1
+		k, ok := slices.BinarySearch(w.keys, t)
+		for ; ok && k < len(w.keys) && w.keys[k] == t; k++ {
+			j := w.owner[k]
+			if idx[p] < 0 {
+				idx[p] = j
+			}
+			if !seen[j] {
+				seen[j] = true
+				got += w.weights[j]
+			}
 		}
 	}
-	return got / w.sum
+	m.coverage = got / w.sum
+	if w.pairSum == 0 {
+		return m
+	}
+	clear(seen) // now: the pair starting at j was found
+	for p, j := range idx {
+		if j < 0 || w.next[j] < 0 || seen[j] {
+			continue
+		}
+		for q := p + 1; q < len(idx) && q <= p+proximityWindow; q++ {
+			if idx[q] == w.next[j] {
+				seen[j] = true
+				pairs += w.weights[j] + w.weights[w.next[j]]
+				break
+			}
+		}
+	}
+	m.proximity = pairs / w.pairSum
+	return m
 }
 
 // windowOnly answers a message that is only a time reference ("先週何話し

@@ -714,7 +714,8 @@ func TestNeighborFetch(t *testing.T) {
 
 // TestCoverageInTheScore: the episode holding most of the message's words
 // comes first, with the highest coverage, its score is the sum of its
-// weighted parts, coverage included, and its reason shows the coverage.
+// weighted parts, coverage and proximity included, and its reason shows
+// both.
 func TestCoverageInTheScore(t *testing.T) {
 	s := newStore(t, nil)
 	ids := add(t, s,
@@ -738,10 +739,72 @@ func TestCoverageInTheScore(t *testing.T) {
 		}
 	}
 	want := retriever.DefaultOptions().Rerank
-	if got := want.WeightRRF*best.RRFNorm + want.WeightLex*best.Lex + want.WeightRecency*best.Rec + want.WeightCoverage*best.Coverage + best.Boost; math.Abs(got-best.Score) > 1e-9 {
+	if got := want.WeightRRF*best.RRFNorm + want.WeightLex*best.Lex + want.WeightRecency*best.Rec + want.WeightCoverage*best.Coverage +
+		want.WeightProximity*best.Proximity + best.Boost; math.Abs(got-best.Score) > 1e-9 {
 		t.Errorf("score %v, want its parts' %v", best.Score, got)
 	}
-	if len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Reason, "cov=") {
-		t.Errorf("the first pick's reason does not show its coverage: %+v", res.Hits)
+	if len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Reason, "cov=") || !strings.Contains(res.Hits[0].Reason, "prox=") {
+		t.Errorf("the first pick's reason does not show its coverage and proximity: %+v", res.Hits)
+	}
+}
+
+// TestProximity: of two episodes holding the same words, the one that holds
+// the message's adjacent words next to each other and in order has the
+// higher proximity and comes first; without the weight they tie on it.
+func TestProximity(t *testing.T) {
+	s := newStore(t, nil)
+	ids := add(t, s,
+		ep("haruka", "期間限定のパフェは梅雨が明けたら終わり", "残念", 5),
+		ep("haruka", "梅雨の期間限定のパフェが終わった", "残念", 5),
+		ep("haruka", "雨で洗濯物が乾かない", "部屋干しだね", 3),
+	)
+	req := retriever.Request{User: "haruka", Text: "梅雨の期間限定パフェって何だっけ", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
+	res, err := newRetriever(t, s, retriever.DefaultOptions()).Retrieve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int64]retriever.Hit{}
+	for _, h := range res.Candidates {
+		byID[h.Episode.ID] = h
+	}
+	apart, near := byID[ids[0]], byID[ids[1]]
+	if apart.Coverage != near.Coverage || near.Proximity != 1 || apart.Proximity >= near.Proximity {
+		t.Fatalf("coverage %v and %v, proximity apart %v and near %v: want equal coverage, proximity 1 only near", apart.Coverage, near.Coverage, apart.Proximity, near.Proximity)
+	}
+	if res.Candidates[0].Episode.ID != ids[1] {
+		t.Errorf("the episode holding 梅雨の期間 is not first: %+v", res.Candidates)
+	}
+}
+
+// TestSynonyms: an episode that spells the message's words otherwise
+// (子ども for 子供, ステッカー for シール) holds all of them with Synonyms,
+// and only some without.
+func TestSynonyms(t *testing.T) {
+	s := newStore(t, nil)
+	ids := add(t, s,
+		ep("haruka", "子どもが冷蔵庫にステッカーを貼った", "にぎやかだね", 5),
+		ep("haruka", "子供の頃の写真が出てきた", "なつかしい", 4), // 子供 and シール are held: they weigh
+		ep("haruka", "シールを集めるのが好きだった", "かわいいよね", 3),
+	)
+	req := retriever.Request{User: "haruka", Text: "子供が冷蔵庫にシールを貼ってた", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
+	covers := map[bool]float64{}
+	for _, on := range []bool{false, true} {
+		o := retriever.DefaultOptions()
+		o.Synonyms = on
+		res, err := newRetriever(t, s, o).Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Candidates {
+			if h.Episode.ID == ids[0] {
+				covers[on] = h.Coverage
+			}
+		}
+		if on && (len(res.Hits) == 0 || res.Hits[0].Episode.ID != ids[0]) {
+			t.Errorf("synonyms on: the sticker episode is not the first pick: %+v", res.Hits)
+		}
+	}
+	if covers[true] != 1 || covers[false] >= 0.8 {
+		t.Errorf("coverage without synonyms %v, with %v: want every word of the message held only with them", covers[false], covers[true])
 	}
 }

@@ -222,7 +222,9 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := func(rrf, lex, rec float64) weights { return weights{rrf, lex, rec, base.Rerank.WeightCoverage} }
+	w := func(rrf, lex, rec float64) weights {
+		return weights{rrf, lex, rec, base.Rerank.WeightCoverage, base.Rerank.WeightProximity}
+	}
 	variants := []struct {
 		name   string
 		w      weights
@@ -235,7 +237,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		{"high above the best", w(0.55, 0.35, 0.10), 0.28, 0.99, retriever.Gate{}},
 		{"lexical weights", w(0.30, 0.60, 0.10), 0.30, 0.50, retriever.Gate{}},
 		{"recency weights", w(0.50, 0.20, 0.30), 0.20, 0.60, retriever.Gate{}},
-		{"no coverage weight", weights{0.55, 0.35, 0.10, 0}, 0.28, 0.35, retriever.Gate{}},
+		{"no coverage weight", weights{0.55, 0.35, 0.10, 0, 0}, 0.28, 0.35, retriever.Gate{}},
 		{"cosine gate", w(0.55, 0.35, 0.10), 0.28, 0.35, retriever.Gate{MinCosine: 0.4}},
 		{"coverage gate", w(0.55, 0.35, 0.10), 0.28, 0.35, retriever.Gate{MinCoverage: 0.9}},
 		{"both gates, shallow", w(0.55, 0.35, 0.10), 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.7, Depth: 3}},
@@ -284,7 +286,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		var defaults []string
 		for _, v := range variants {
 			o := base
-			o.Rerank.WeightRRF, o.Rerank.WeightLex, o.Rerank.WeightRecency, o.Rerank.WeightCoverage = v.w.RRF, v.w.Lex, v.w.Rec, v.w.Cov
+			o.Rerank.WeightRRF, o.Rerank.WeightLex, o.Rerank.WeightRecency, o.Rerank.WeightCoverage, o.Rerank.WeightProximity = v.w.RRF, v.w.Lex, v.w.Rec, v.w.Cov, v.w.Prox
 			o.Rerank.Medium, o.Rerank.High = v.medium, v.high
 			o.Gate = v.gate
 			r, err := retriever.New(mem.Store, o)

@@ -314,7 +314,7 @@ func outcomeOf(q dataset.Query, res retriever.Result) outcome {
 		o.ranked[i] = id
 		if i < rankParts || o.relevant[id] {
 			o.parts = append(o.parts, parts{Rank: i + 1, Relevant: o.relevant[id], Score: c.Score,
-				RRFNorm: c.RRFNorm, Lex: c.Lex, Rec: c.Rec, Coverage: c.Coverage, Cosine: c.Cosine})
+				RRFNorm: c.RRFNorm, Lex: c.Lex, Rec: c.Rec, Coverage: c.Coverage, Proximity: c.Proximity, Cosine: c.Cosine})
 		}
 	}
 	o.picked = make([]string, len(res.Hits))

@@ -88,14 +88,15 @@ type outcome struct {
 
 // parts are one candidate's score parts, for -ranks.
 type parts struct {
-	Rank     int     `json:"rank"`
-	Relevant bool    `json:"relevant,omitempty"`
-	Score    float64 `json:"score"`
-	RRFNorm  float64 `json:"rrf_norm"`
-	Lex      float64 `json:"lex"`
-	Rec      float64 `json:"rec"`
-	Coverage float64 `json:"coverage"`
-	Cosine   float64 `json:"cosine"`
+	Rank      int     `json:"rank"`
+	Relevant  bool    `json:"relevant,omitempty"`
+	Score     float64 `json:"score"`
+	RRFNorm   float64 `json:"rrf_norm"`
+	Lex       float64 `json:"lex"`
+	Rec       float64 `json:"rec"`
+	Coverage  float64 `json:"coverage"`
+	Proximity float64 `json:"proximity"`
+	Cosine    float64 `json:"cosine"`
 }
 
 // quality is the aggregate of a set of outcomes. Ranking metrics and Inject

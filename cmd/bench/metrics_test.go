@@ -165,11 +165,12 @@ func TestParseRange(t *testing.T) {
 	if _, err := parseRange("0.9:0.3:0.1"); err == nil {
 		t.Fatal("a backwards range parsed")
 	}
-	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1/0.2", 0.35)
-	if err != nil || len(ws) != 2 || ws[0] != (weights{0.55, 0.35, 0.10, 0.35}) || ws[1] != (weights{0.4, 0.5, 0.1, 0.2}) {
+	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1/0.2,0.4/0.5/0.1/0.2/0.3", 0.35, 0.15)
+	if err != nil || len(ws) != 3 || ws[0] != (weights{0.55, 0.35, 0.10, 0.35, 0.15}) || ws[1] != (weights{0.4, 0.5, 0.1, 0.2, 0.15}) ||
+		ws[2] != (weights{0.4, 0.5, 0.1, 0.2, 0.3}) {
 		t.Fatalf("parseWeights = %v, %v", ws, err)
 	}
-	if _, err := parseWeights("0.5/0.5", 0); err == nil {
+	if _, err := parseWeights("0.5/0.5", 0, 0); err == nil {
 		t.Fatal("two weights parsed")
 	}
 }

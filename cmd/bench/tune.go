@@ -26,19 +26,20 @@ import (
 
 // weights are the rerank weights of the final score.
 type weights struct {
-	RRF float64 `json:"rrf"`
-	Lex float64 `json:"lex"`
-	Rec float64 `json:"rec"`
-	Cov float64 `json:"coverage"`
+	RRF  float64 `json:"rrf"`
+	Lex  float64 `json:"lex"`
+	Rec  float64 `json:"rec"`
+	Cov  float64 `json:"coverage"`
+	Prox float64 `json:"proximity"`
 }
 
 // weightsOf returns the weights of o.
 func weightsOf(o rerank.Options) weights {
-	return weights{o.WeightRRF, o.WeightLex, o.WeightRecency, o.WeightCoverage}
+	return weights{o.WeightRRF, o.WeightLex, o.WeightRecency, o.WeightCoverage, o.WeightProximity}
 }
 
 func (w weights) String() string {
-	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Rec, w.Cov)
+	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Rec, w.Cov, w.Prox)
 }
 
 // cand is one reranked candidate of a live retrieval, with what the offline
@@ -52,9 +53,10 @@ type cand struct {
 	at                           time.Time // when it happened (for NeighborGap)
 	RRF, RRFNorm, Lex, Rec, Live float64   // Live: the retriever's Final
 	Cosine, Coverage             float64   // what the gate tests
-	InWindow                     bool      // and this: inside the message's time window
-	Boost                        float64   // the retriever's time-window boost, added to Final
-	Final                        float64   // recomputed
+	Proximity                    float64
+	InWindow                     bool    // and this: inside the message's time window
+	Boost                        float64 // the retriever's time-window boost, added to Final
+	Final                        float64 // recomputed
 	pos                          int
 	grams                        ngram.Set
 }
@@ -90,7 +92,7 @@ func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
 	out := make([]cand, len(res.Candidates))
 	for i, h := range res.Candidates {
 		out[i] = cand{ID: h.Episode.ID, ExtID: h.Episode.ExternalID, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Live: h.Score,
-			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, InWindow: h.InWindow, pos: i, grams: gc.get(h, o), at: h.Episode.OccurredAt}
+			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, Proximity: h.Proximity, InWindow: h.InWindow, pos: i, grams: gc.get(h, o), at: h.Episode.OccurredAt}
 	}
 	return out
 }
@@ -108,7 +110,7 @@ func rescore(cs []cand, w weights) []cand {
 	out := slices.Clone(cs)
 	for i := range out {
 		c := &out[i]
-		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec + w.Cov*c.Coverage
+		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec + w.Cov*c.Coverage + w.Prox*c.Proximity
 		if c.Boost != 0 {
 			c.Final += c.Boost
 		}
@@ -415,15 +417,16 @@ func parseRange(s string) ([]float64, error) {
 	return out, nil
 }
 
-// parseWeights parses a comma list of rrf/lex/rec triples.
-func parseWeights(s string, cov float64) ([]weights, error) {
+// parseWeights parses a comma list of rrf/lex/rec[/coverage[/proximity]]
+// weights; the coverage and proximity weights left out are cov and prox.
+func parseWeights(s string, cov, prox float64) ([]weights, error) {
 	var out []weights
 	for _, t := range strings.Split(s, ",") {
 		parts := strings.Split(strings.TrimSpace(t), "/")
-		if len(parts) != 3 && len(parts) != 4 {
-			return nil, fmt.Errorf("%w: weights %q: want rrf/lex/rec or rrf/lex/rec/coverage", errUsage, t)
+		if len(parts) < 3 || len(parts) > 5 {
+			return nil, fmt.Errorf("%w: weights %q: want rrf/lex/rec, rrf/lex/rec/coverage or rrf/lex/rec/coverage/proximity", errUsage, t)
 		}
-		v := [4]float64{3: cov}
+		v := [5]float64{3: cov, 4: prox}
 		for i, p := range parts {
 			f, err := strconv.ParseFloat(p, 64)
 			if err != nil {
@@ -431,7 +434,7 @@ func parseWeights(s string, cov float64) ([]weights, error) {
 			}
 			v[i] = f
 		}
-		out = append(out, weights{v[0], v[1], v[2], v[3]})
+		out = append(out, weights{v[0], v[1], v[2], v[3], v[4]})
 	}
 	return out, nil
 }
@@ -442,7 +445,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.register(fs)
 	highFlag := fs.String("high", "0.30:0.90:0.02", "High thresholds: from:to:step or a comma list")
 	mediumFlag := fs.String("medium", "", "Medium thresholds: from:to:step or a comma list (default: the preset's)")
-	weightsFlag := fs.String("weights", "", "rerank weights to compare, rrf/lex/rec[/coverage], comma list (default: the preset's; coverage: the preset's when left out)")
+	weightsFlag := fs.String("weights", "", "rerank weights to compare, rrf/lex/rec[/coverage[/proximity]], comma list (default: the preset's; coverage and proximity: the preset's when left out)")
 	cosFlag := fs.String("min-cosine", "", "gate MinCosine values: from:to:step or a comma list (default: the preset's)")
 	covFlag := fs.String("min-coverage", "", "gate MinCoverage values: from:to:step or a comma list (default: the preset's)")
 	plotPath := fs.String("plot", "", "write a plot of inject precision, recall and false-inject rate against High (.svg, .png, .pdf)")
@@ -477,7 +480,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	ws := []weights{weightsOf(ro)}
 	if *weightsFlag != "" {
-		if ws, err = parseWeights(*weightsFlag, ro.WeightCoverage); err != nil {
+		if ws, err = parseWeights(*weightsFlag, ro.WeightCoverage, ro.WeightProximity); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,7 @@ type hitJSON struct {
 	Lex         float64   `json:"lex"`
 	Rec         float64   `json:"rec"`
 	Coverage    float64   `json:"coverage"`            // the IDF-weighted share of the message's terms it holds, when computed
+	Proximity   float64   `json:"proximity"`           // the IDF-weighted share of the message's adjacent term pairs it holds near and in order, with coverage
 	Cosine      float64   `json:"cosine"`              // to the message alone, when its vector search found the episode
 	LexMessage  float64   `json:"lex_message"`         // trigram Dice with the message alone, when computed
 	InWindow    bool      `json:"in_window,omitempty"` // inside the time window the message names
@@ -84,7 +85,7 @@ func toHitJSON(h retriever.Hit) hitJSON {
 	out := hitJSON{ID: e.ID, ExternalID: e.ExternalID, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText,
 		OccurredAt: e.OccurredAt, Source: e.Source, Kind: int(e.Kind), State: int(e.State), Sensitivity: int(e.Sensitivity),
 		Reason: h.Reason, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage,
-		Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow}
+		Proximity: h.Proximity, Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow}
 	if h.Relevance != 0 {
 		out.Relevance = h.Relevance.String()
 	}
