@@ -86,7 +86,19 @@ func TestKagomeSnowballTerms(t *testing.T) {
 		{"mixed scripts", "iPhoneを買ったreviews", []string{"iphon", "買う", "review"}},
 		{"short words and digits kept", "Ok, we go 42 running2", []string{"ok", "go", "42", "running2"}},
 		{"non-ASCII Latin kept", "cafés naïve", []string{"cafés", "naïve"}},
+		{"interrogatives left out of queries", "前に誰とどこで何を食べたっけ", []string{"前", "食べる"}},
+		{"more interrogatives", "いつ、どんな店にどうして行ったの？なぜ？", []string{"店", "行く"}},
+		{"only a question word", "何？", nil},
 	})
+	// The index keeps interrogatives, which queries leave out; the unstemmed
+	// analyzer keeps them in queries too (the hash embedder's word features
+	// come from it).
+	if got, want := KagomeSnowball().Index("どこで何を食べた"), "どこ 何 食べる"; got != want {
+		t.Errorf("Index = %q, want %q", got, want)
+	}
+	if got, want := Kagome().Terms("どこで何を食べた"), []string{"どこ", "何", "食べる"}; !slices.Equal(got, want) {
+		t.Errorf("Kagome (unstemmed) Terms = %q, want %q", got, want)
+	}
 	// The index and the query agree, so an inflected query finds the stem;
 	// the index keeps the stop words, which queries leave out.
 	if got, want := KagomeSnowball().Index("She reminds me"), "she remind me"; got != want {
@@ -119,14 +131,7 @@ func TestKagomeTerms(t *testing.T) {
 		{"empty", "", nil},
 		{"whitespace", " \u3000\r\n\t", nil},
 		{"emoji and ZWJ separate", "猫👨\u200d👩\u200d👧犬", []string{"猫", "犬"}},
-		{"interrogatives left out of queries", "前に誰とどこで何を食べたっけ", []string{"前", "食べる"}},
-		{"more interrogatives", "いつ、どんな店にどうして行ったの？なぜ？", []string{"店", "行く"}},
-		{"only a question word", "何？", nil},
 	})
-	// The index keeps interrogatives, which queries leave out.
-	if got, want := Kagome().Index("どこで何を食べた"), "どこ 何 食べる"; got != want {
-		t.Errorf("Index = %q, want %q", got, want)
-	}
 }
 
 // TestKagomeUnknownRuns checks that Han and kana runs the dictionary cannot
