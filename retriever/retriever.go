@@ -550,9 +550,9 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) 
 			errs[p] = fmt.Errorf("coverage: %w", err)
 			return
 		}
-		seen := make([]bool, len(cover.terms))
+		var sc matchScratch
 		for i := range held {
-			covs[p][i] = cover.match(held[i], seen)
+			covs[p][i] = cover.match(held[i], &sc)
 		}
 	}
 	var wg sync.WaitGroup
@@ -583,6 +583,12 @@ type termWeights struct {
 	// terms[owner[i]].
 	keys  []string
 	owner []int
+}
+
+// matchScratch is termWeights.match's working space.
+type matchScratch struct {
+	seen []bool
+	idx  []int
 }
 
 // termMatch is how an episode's indexed terms match the message's.
@@ -666,13 +672,15 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 // episode speaks of. It is the gate's evidence and, weighed by
 // Rerank.WeightCoverage, part of the score. Proximity is the same share over
 // the message's adjacent term pairs, a pair held when its second term follows
-// its first within proximityWindow terms. seen is scratch space of
-// len(terms).
-func (w *termWeights) match(held []string, seen []bool) termMatch {
+// its first within proximityWindow terms. sc is reused from one call to the
+// next.
+func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
+	sc.seen = slices.Grow(sc.seen[:0], len(w.terms))[:len(w.terms)]
+	sc.idx = slices.Grow(sc.idx[:0], len(held))[:len(held)]
+	seen, idx := sc.seen, sc.idx
 	clear(seen)
 	var m termMatch
 	got, pairs := 0.0, 0.0
-	idx := make([]int, len(held))
 	for p, t := range held {
 		idx[p] = -1
 		k, ok := slices.BinarySearch(w.keys, t)
