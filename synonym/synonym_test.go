@@ -21,6 +21,10 @@ func TestOf(t *testing.T) {
 		{"浜辺", []string{"砂浜", "ビーチ"}, nil},
 		{"二", []string{"2"}, nil},
 		{"2", []string{"二"}, nil},
+		{"犬", []string{"いぬ", "イヌ"}, nil}, // kana spellings of a noun
+		{"イヌ", []string{"犬"}, nil},
+		{"かき", nil, nil}, // 柿, 牡蠣, 夏期, 下記, ...: a kana reading of many nouns finds none
+		{"柿", []string{"かき"}, nil},
 		{"kid", []string{"child", "子供"}, nil}, // English as the analyzer stems it
 		{"ラーメンライス", nil, nil},
 		{"", nil, nil},
@@ -125,4 +129,24 @@ func TestOfConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// BenchmarkParse is the cost of the first Of: reading the embedded table.
+func BenchmarkParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkOf(b *testing.B) {
+	terms := []string{"子供", "シール", "ラーメン", "犬", "kid", "unknownword"}
+	if err := Load(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		Of(terms[i%len(terms)])
+	}
 }

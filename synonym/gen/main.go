@@ -15,6 +15,12 @@
 // none of its own. The kanji numerals 一 to 十 are added as synonyms of the
 // digits, which the analyzer keeps apart.
 //
+// Kana spellings come from the IPA dictionary (kagome-dict/ipa, the
+// analyzer's own): a common noun written with kanji (名詞,一般: 犬, 人参,
+// 子供) has its reading in katakana and in hiragana (イヌ, いぬ) as synonyms,
+// and they have it, unless more than three such nouns share the reading
+// (kanaGroups).
+//
 // Run it again whenever the analyzer changes how it spells a term;
 // synonym's tests fail when the table and the analyzer disagree.
 package main
@@ -30,16 +36,25 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ikawaha/kagome-dict/ipa"
 	"github.com/omoide/omoide/tokenize"
+	"unicode"
 )
 
 // group is one synonym group of the dictionary.
 type group struct {
 	ID    string `json:"id"`
-	Items []struct {
-		ExpandControl int    `json:"expandControl"`
-		Midashi       string `json:"midashi"`
-	} `json:"items"`
+	Items []item `json:"items"`
+}
+
+// item is one headword of a group.
+type item struct {
+	ExpandControl int    `json:"expandControl"`
+	Midashi       string `json:"midashi"`
+	// exact: the headword is kept only if the analyzer spells it as it is
+	// (a reading in kana that analyses as another word, いなや as いぬ, is
+	// no spelling of the noun).
+	exact bool
 }
 
 func main() {
@@ -50,6 +65,59 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+}
+
+// kanaGroups returns a group for each common noun of the IPA dictionary
+// written with kanji and its reading in katakana and in hiragana. The noun
+// finds its kana spellings; a kana spelling finds the nouns it may spell
+// only when they are at most maxKanaNouns (イヌ: 犬, 戌, 狗), since a
+// reading many nouns share (カキ: 柿, 牡蠣, 夏期, 下記, ...) says nothing
+// of which one is meant.
+func kanaGroups() []group {
+	const maxKanaNouns = 3
+	d := ipa.Dict()
+	nouns := map[string][]string{} // reading → its kanji nouns
+	for i, c := range d.Contents {
+		pos := d.POSTable.POSs[i]
+		if len(c) < 4 || len(pos) < 2 || d.POSTable.NameList[pos[0]] != "名詞" || d.POSTable.NameList[pos[1]] != "一般" {
+			continue
+		}
+		base, reading := c[2], c[3]
+		if reading == "" || reading == "*" || !strings.ContainsFunc(base, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+			continue
+		}
+		if !slices.Contains(nouns[reading], base) {
+			nouns[reading] = append(nouns[reading], base)
+		}
+	}
+	readings := make([]string, 0, len(nouns))
+	for r := range nouns {
+		readings = append(readings, r)
+	}
+	slices.Sort(readings)
+	var out []group
+	for _, r := range readings {
+		kana := 0 // the kana spellings trigger (expandControl 0) or not (1)
+		if len(nouns[r]) > maxKanaNouns {
+			kana = 1
+		}
+		for _, n := range nouns[r] {
+			out = append(out, group{ID: "ipa-" + n + "-" + r, Items: []item{
+				{Midashi: n, exact: true}, {ExpandControl: kana, Midashi: r, exact: true}, {ExpandControl: kana, Midashi: hiragana(r), exact: true},
+			}})
+		}
+	}
+	return out
+}
+
+// hiragana returns s with its katakana turned into hiragana.
+func hiragana(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'ァ' && r <= 'ヶ' {
+			return r - 0x60
+		}
+		return r
+	}, s)
 }
 
 func run(src, out string) error {
@@ -67,13 +135,11 @@ func run(src, out string) error {
 	for n := 1; n <= 10; n++ {
 		g := group{ID: "numeral-" + strconv.Itoa(n)}
 		for _, m := range []string{strconv.Itoa(n), string([]rune("一二三四五六七八九十")[n-1])} {
-			g.Items = append(g.Items, struct {
-				ExpandControl int    `json:"expandControl"`
-				Midashi       string `json:"midashi"`
-			}{0, m})
+			g.Items = append(g.Items, item{Midashi: m})
 		}
 		groups = append(groups, g)
 	}
+	groups = append(groups, kanaGroups()...)
 	a := tokenize.KagomeSnowball()
 	term := func(word string) (string, bool) {
 		ts := a.Terms(word)
@@ -84,7 +150,7 @@ func run(src, out string) error {
 		var members, triggers []string
 		for _, it := range g.Items {
 			t, ok := term(it.Midashi)
-			if !ok || it.ExpandControl == 2 {
+			if !ok || it.ExpandControl == 2 || it.exact && t != it.Midashi {
 				continue
 			}
 			members = append(members, t)
