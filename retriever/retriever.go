@@ -202,6 +202,13 @@ func New(store Store, opts Options) (*Retriever, error) {
 	}
 	r := &Retriever{store: store, opts: opts, knnWeight: opts.KNNWeight,
 		synonyms: opts.Synonyms && store.Analyzer().Name() == synonym.Analyzer}
+	if r.synonyms {
+		// load the table now, as the store loads its dictionary at Open,
+		// so that the first retrieval does not pay for it
+		if err := synonym.Load(); err != nil {
+			return nil, fmt.Errorf("retriever: %w", err)
+		}
+	}
 	if r.knnWeight == 0 {
 		r.knnWeight = 1
 		if embed.IsLexical(store.Embedder()) {
