@@ -74,10 +74,9 @@ const (
 	// adjacent term pairs a candidate holds close together and in order
 	// ("梅雨の期間" in a paragraph that says 梅雨の期間, not one that holds
 	// 梅雨 and 期間 apart), the ordered-window feature of sequential
-	// dependence models. cmd/bench eval, with synonyms, weight 0 → 0.2
-	// (0.1 and 0.35 measured too): jsquad-ja-dev Recall@1 0.922 → 0.927,
-	// Recall@5 0.969 → 0.970; locomo-dev single-hop 0.821 → 0.830
-	// (docs/quality.md).
+	// dependence models. cmd/bench eval, weight 0 → 0.2 (0.1 and 0.35
+	// measured too): jsquad-ja-dev Recall@1 0.922 → 0.926, Recall@5 0.968 →
+	// 0.970; locomo-dev single-hop 0.821 → 0.830 (docs/quality.md).
 	DefaultProximityWeight = 0.2
 	// DefaultMinCoverage is the default preset's inject gate: a retrieval
 	// injects only if one of its first candidates holds at least 29% of the
