@@ -529,7 +529,7 @@ const (
 
 // fetch returns the episodes of ids still in the store, in the order of ids,
 // with each one's rerank n-grams and, when cover is not nil, its coverage of
-// the message. The candidates are read in up to fetchParts parts at once,
+// the message and proximity. The candidates are read in up to fetchParts parts at once,
 // each part's n-grams and coverage made as it arrives: the searches are over,
 // and reading and n-gramming sixty episodes on one core left the other idle.
 func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) ([]episode.Episode, []ngram.Set, []termMatch, error) {
@@ -577,7 +577,9 @@ func (r *Retriever) fetch(ctx context.Context, ids []int64, cover *termWeights) 
 // termWeights are a message's distinct terms, sorted, with their IDF
 // weights: idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index,
 // 0 for a term no episode holds (in a young store that is most function
-// words: it cannot tell candidates apart).
+// words: it cannot tell candidates apart). With synonyms, a term and its
+// synonyms are one class: df is the sum of theirs (at most N), and an
+// episode holding any of them holds the term.
 type termWeights struct {
 	terms   []string
 	weights []float64
@@ -679,8 +681,9 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 // episode speaks of. It is the gate's evidence and, weighed by
 // Rerank.WeightCoverage, part of the score. Proximity is the same share over
 // the message's adjacent term pairs, a pair held when its second term follows
-// its first within proximityWindow terms. sc is reused from one call to the
-// next.
+// its first within proximityWindow terms (a held term that stands for two of
+// the message's, through a shared synonym, counts for the first in the pair
+// test). sc is reused from one call to the next.
 func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 	sc.seen = slices.Grow(sc.seen[:0], len(w.terms))[:len(w.terms)]
 	sc.idx = slices.Grow(sc.idx[:0], len(held))[:len(held)]
