@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -89,6 +90,9 @@ func Len() int {
 	return len(t.keys)
 }
 
+// maxText bounds the room parse makes ahead for the table's text.
+const maxText = 64 << 20
+
 // parse reads the gzipped table: one line a term, "term\tsyn syn ...",
 // sorted by term. The terms are slices of the one decompressed string.
 func parse(gz []byte) (table, error) {
@@ -96,11 +100,16 @@ func parse(gz []byte) (table, error) {
 	if err != nil {
 		return table{}, fmt.Errorf("synonym: %w", err)
 	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
+	// gzip's trailer holds the text's size (mod 2³²): read the text into one
+	// string, without the copies of growing a buffer and converting it
+	var sb strings.Builder
+	if len(gz) >= 4 {
+		sb.Grow(min(int(binary.LittleEndian.Uint32(gz[len(gz)-4:])), maxText))
+	}
+	if _, err := io.Copy(&sb, zr); err != nil {
 		return table{}, fmt.Errorf("synonym: %w", err)
 	}
-	text := string(b)
+	text := sb.String()
 	lines := strings.Count(text, "\n")
 	t := table{keys: make([]string, 0, lines), offs: make([]int32, 0, lines+1), alts: make([]string, 0, 2*lines)}
 	for n := 1; text != ""; n++ {
