@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -182,6 +183,30 @@ func TestScoreCoverage(t *testing.T) {
 		t.Fatalf("with coverage: %d %v, %d %v; want 2 first at 0.7275", got[0].ID, got[0].Final, got[1].ID, got[1].Final)
 	}
 	if want := "heuristic rerank: score=0.728 rrf=0.750 lex=0.000 rec=0.000 cov=0.900"; got[0].Reason() != want {
+		t.Errorf("reason = %q, want %q", got[0].Reason(), want)
+	}
+}
+
+// TestScoreProximity: WeightProximity adds the candidate's proximity to
+// Final, and the reason then shows it beside the coverage; the reference
+// (weight 0) ignores proximity.
+func TestScoreProximity(t *testing.T) {
+	q := DefaultOptions().QueryGrams("xyz")
+	cands := []Candidate{
+		{ID: 1, RRF: 2, UserText: "abc", Coverage: 0.5, Proximity: 0},
+		{ID: 2, RRF: 1.8, UserText: "def", Coverage: 0.5, Proximity: 1},
+	}
+	if ref := Score(q, cands, now, DefaultOptions()); ref[0].ID != 1 || strings.Contains(ref[0].Reason(), "prox=") {
+		t.Fatalf("reference: first %d, reason %q; want 1 and no proximity", ref[0].ID, ref[0].Reason())
+	}
+	o := DefaultOptions()
+	o.WeightCoverage, o.WeightProximity = 0.35, 0.2
+	got := Score(q, cands, now, o)
+	// 1: 0.55 + 0.175 = 0.725; 2: 0.55·0.9 + 0.175 + 0.2 = 0.87.
+	if got[0].ID != 2 || !near(got[0].Final, 0.55*0.9+0.35*0.5+0.2) || !near(got[1].Final, 0.55+0.35*0.5) {
+		t.Fatalf("with proximity: %d %v, %d %v; want 2 first at 0.87", got[0].ID, got[0].Final, got[1].ID, got[1].Final)
+	}
+	if want := "heuristic rerank: score=0.870 rrf=0.900 lex=0.000 rec=0.000 cov=0.500 prox=1.000"; got[0].Reason() != want {
 		t.Errorf("reason = %q, want %q", got[0].Reason(), want)
 	}
 }

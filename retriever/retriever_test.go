@@ -749,8 +749,8 @@ func TestCoverageInTheScore(t *testing.T) {
 }
 
 // TestProximity: of two episodes holding the same words, the one that holds
-// the message's adjacent words next to each other and in order has the
-// higher proximity and comes first; without the weight they tie on it.
+// the message's adjacent words next to each other and in order (梅雨の期間)
+// has proximity 1, the other less, and it comes first.
 func TestProximity(t *testing.T) {
 	s := newStore(t, nil)
 	ids := add(t, s,
