@@ -81,15 +81,6 @@ func Of(term string) []string {
 	return t.alts[t.offs[i]:t.offs[i+1]:t.offs[i+1]]
 }
 
-// Len returns how many terms have synonyms.
-func Len() int {
-	t, err := get()
-	if err != nil {
-		return 0
-	}
-	return len(t.keys)
-}
-
 // maxText bounds the room parse makes ahead for the table's text.
 const maxText = 64 << 20
 

@@ -142,8 +142,10 @@ func run(src, out string) error {
 	groups = append(groups, kanaGroups()...)
 	a := tokenize.KagomeSnowball()
 	term := func(word string) (string, bool) {
-		ts := a.Terms(word)
-		return strings.Join(ts, ""), len(ts) == 1
+		if ts := a.Terms(word); len(ts) == 1 {
+			return ts[0], true
+		}
+		return "", false
 	}
 	syn := map[string]map[string]bool{}
 	for _, g := range groups {
