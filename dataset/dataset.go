@@ -42,6 +42,10 @@ type Query struct {
 	Now      time.Time `json:"now"`
 	Relevant []string  `json:"relevant"`
 	Category string    `json:"category"`
+	// Ordinal is the query's 1-based position among its suite's queries
+	// (set by LoadSuite): query ids need not be unique (sui-ja-dev gives a
+	// context's every written reply the same id).
+	Ordinal int `json:"-"`
 }
 
 // Episode converts a dataset episode into a store episode whose ExternalID is
@@ -136,6 +140,9 @@ func LoadSuite(dir string) (*Suite, error) {
 	if _, err := os.Stat(qpath); err == nil {
 		if s.Queries, err = ReadFile[Query](qpath); err != nil {
 			return nil, fmt.Errorf("dataset: %w", err)
+		}
+		for i := range s.Queries {
+			s.Queries[i].Ordinal = i + 1
 		}
 	}
 	return s, nil

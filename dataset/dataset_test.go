@@ -21,14 +21,18 @@ func TestReadEpisodesAndQueries(t *testing.T) {
 	gz.Close()
 	f.Close()
 	q := `{"id": "q", "user": "u", "text": "t", "context": [{"role": "user", "content": "c"}], "now": "2025-07-01T00:00:00Z", "relevant": ["u:1"], "category": "direct"}`
-	os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(q+"\n"), 0o644)
+	// The same id twice, as sui-ja-dev has it: the ordinal tells them apart.
+	os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(q+"\n\n"+q+"\n"), 0o644)
 
 	s, err := LoadSuite(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Episodes) != 2 || len(s.Queries) != 1 || s.Name != filepath.Base(dir) {
+	if len(s.Episodes) != 2 || len(s.Queries) != 2 || s.Name != filepath.Base(dir) {
 		t.Fatalf("suite = %+v", s)
+	}
+	if s.Queries[0].Ordinal != 1 || s.Queries[1].Ordinal != 2 {
+		t.Fatalf("ordinals = %d, %d, want 1, 2", s.Queries[0].Ordinal, s.Queries[1].Ordinal)
 	}
 	e := s.Episodes[0].Episode()
 	if e.ExternalID != "u:1" || e.Source != "notification" || !e.OccurredAt.Equal(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)) {

@@ -14,6 +14,8 @@ type rankLine struct {
 	Suite    string   `json:"suite"`
 	Config   string   `json:"config"`
 	Query    string   `json:"query"`
+	Ordinal  int      `json:"ordinal"` // the query's position in queries.jsonl (ids repeat in sui-ja-dev)
+	Text     string   `json:"text"`
 	Category string   `json:"category,omitempty"`
 	Relevant []string `json:"relevant"`
 	// Ranks are the 1-based ranks of Relevant among the reranked
@@ -56,7 +58,7 @@ func (r *rankWriter) write(suite, cfg string, qs []dataset.Query, outs []outcome
 	enc := json.NewEncoder(r.w)
 	for i, q := range qs {
 		o := outs[i]
-		l := rankLine{Suite: suite, Config: cfg, Query: q.ID, Category: q.Category, Relevant: q.Relevant,
+		l := rankLine{Suite: suite, Config: cfg, Query: q.ID, Ordinal: q.Ordinal, Text: q.Text, Category: q.Category, Relevant: q.Relevant,
 			Ranks: rankOf(o.ranked, q.Relevant), Candidates: len(o.ranked), Picked: rankOf(o.picked, q.Relevant), Inject: o.inject, Parts: o.parts}
 		if err := enc.Encode(l); err != nil {
 			return fmt.Errorf("-ranks: %w", err)
