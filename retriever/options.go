@@ -126,7 +126,9 @@ type Options struct {
 	// The fixes of the reference's defects; ReferenceOptions leaves them off.
 
 	// Location is the person's time zone: the MaxAgeDays window starts at a
-	// local midnight in it. nil means UTC, the reference's day numbers.
+	// local midnight in it, and time expressions ("昨日", TimeAware) name its
+	// days. nil means UTC, the reference's day numbers. A Request's Location
+	// overrides it (a backend whose people live in several zones).
 	Location *time.Location
 	// ExcludeRecent drops candidates already in the recent conversation: the
 	// stored episodes that served as context, and episodes whose text is one

@@ -63,6 +63,10 @@ type Request struct {
 	// non-nil slice means: there is no context.
 	Recent []Message
 	Now    time.Time // the clock; zero means time.Now()
+	// Location is the person's time zone for this request: the days of its
+	// time expressions ("昨日" is yesterday where the person lives) and of
+	// the MaxAgeDays window. nil means Options.Location.
+	Location *time.Location
 	// WithCandidates asks for Result.Candidates, the whole reranked list, for
 	// ranking metrics and tuning.
 	WithCandidates bool
@@ -244,10 +248,14 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 	if now.IsZero() {
 		now = time.Now()
 	}
-	filter := r.filter(now)
+	loc := req.Location
+	if loc == nil {
+		loc = r.opts.location()
+	}
+	filter := r.filter(now, loc)
 	var window *episode.Filter
 	if r.opts.TimeAware {
-		if w, ok := timeexpr.Parse(text, now, r.opts.location()); ok {
+		if w, ok := timeexpr.Parse(text, now, loc); ok {
 			tr.Window = fmt.Sprintf("%s [%s, %s)", w.Expr, w.From.Format(time.RFC3339), w.To.Format(time.RFC3339))
 			wf := filter
 			wf.Since, wf.Until = w.From, w.To
@@ -747,12 +755,12 @@ func (r *Retriever) windowOnly(ctx context.Context, user, expr string, f episode
 }
 
 // filter is the search filter at time now: the day window of MaxAgeDays in
-// the options' time zone (UTC day numbers in the reference).
-func (r *Retriever) filter(now time.Time) episode.Filter {
+// time zone loc (UTC day numbers in the reference).
+func (r *Retriever) filter(now time.Time, loc *time.Location) episode.Filter {
 	f := episode.Filter{Kinds: r.opts.Kinds, States: r.opts.States, MaxSensitivity: r.opts.MaxSensitivity}
 	if r.opts.MaxAgeDays > 0 {
-		y, m, d := now.In(r.opts.location()).Date()
-		f.Since = time.Date(y, m, d-r.opts.MaxAgeDays, 0, 0, 0, 0, r.opts.location())
+		y, m, d := now.In(loc).Date()
+		f.Since = time.Date(y, m, d-r.opts.MaxAgeDays, 0, 0, 0, 0, loc)
 	}
 	return f
 }

@@ -359,6 +359,8 @@ func TestMessageFirstBM25KeepsTheMessage(t *testing.T) {
 	}
 }
 
+// TestLocationDayWindow: the MaxAgeDays window starts at a midnight in the
+// person's time zone, the request's when it names one, else the options'.
 func TestLocationDayWindow(t *testing.T) {
 	s := newStore(t, nil)
 	tokyo := time.FixedZone("JST", 9*3600)
@@ -367,19 +369,47 @@ func TestLocationDayWindow(t *testing.T) {
 	jnow := time.Date(2025, 12, 21, 0, 30, 0, 0, tokyo)
 	add(t, s, episode.Episode{User: "u", UserText: "ラーメン食べた", OccurredAt: time.Date(2025, 12, 19, 10, 0, 0, 0, time.UTC)})
 	for _, tt := range []struct {
-		loc  *time.Location
-		want int
-	}{{nil, 1}, {tokyo, 0}} {
+		opts, req *time.Location
+		want      int
+	}{{nil, nil, 1}, {tokyo, nil, 0}, {nil, tokyo, 0}, {tokyo, time.UTC, 1}} {
 		o := retriever.DefaultOptions()
 		o.MaxAgeDays = 1
-		o.Location = tt.loc
+		o.Location = tt.opts
 		r := newRetriever(t, s, o)
-		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン食べた", Recent: []retriever.Message{}, Now: jnow})
+		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン食べた", Recent: []retriever.Message{}, Now: jnow, Location: tt.req})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Trace.Fetched != tt.want {
-			t.Fatalf("location %v: %d candidates, want %d", tt.loc, res.Trace.Fetched, tt.want)
+			t.Fatalf("options %v, request %v: %d candidates, want %d", tt.opts, tt.req, res.Trace.Fetched, tt.want)
+		}
+	}
+}
+
+// TestLocationOfTimeExpressions: "昨日" is yesterday where the person lives.
+// At 00:30 in Tokyo on the 21st it is still the 20th in UTC, so yesterday is
+// the 20th in Tokyo and the 19th in UTC.
+func TestLocationOfTimeExpressions(t *testing.T) {
+	s := newStore(t, nil)
+	tokyo := time.FixedZone("JST", 9*3600)
+	jnow := time.Date(2025, 12, 21, 0, 30, 0, 0, tokyo)
+	add(t, s,
+		episode.Episode{User: "u", UserText: "映画を観に行った", ExternalID: "tokyo-20th", OccurredAt: time.Date(2025, 12, 20, 12, 0, 0, 0, tokyo)},
+		episode.Episode{User: "u", UserText: "本屋に寄った", ExternalID: "utc-19th", OccurredAt: time.Date(2025, 12, 19, 12, 0, 0, 0, time.UTC)},
+	)
+	for _, tt := range []struct {
+		opts, req *time.Location
+		want      string
+	}{{nil, nil, "utc-19th"}, {tokyo, nil, "tokyo-20th"}, {nil, tokyo, "tokyo-20th"}, {tokyo, time.UTC, "utc-19th"}} {
+		o := retriever.DefaultOptions()
+		o.Location = tt.opts
+		r := newRetriever(t, s, o)
+		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "昨日何話したっけ", Recent: []retriever.Message{}, Now: jnow, Location: tt.req})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 1 || res.Hits[0].Episode.ExternalID != tt.want {
+			t.Fatalf("options %v, request %v: hits %+v (window %s), want only %s", tt.opts, tt.req, res.Hits, res.Trace.Window, tt.want)
 		}
 	}
 }
