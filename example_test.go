@@ -23,13 +23,14 @@ func ExampleMemory_Evidence() {
 	}
 	defer os.RemoveAll(dir)
 
-	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "memory.db")})
+	// Location is the person's time zone: of "先週" and of the evidence dates.
+	tokyo := time.FixedZone("JST", 9*60*60)
+	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "memory.db"), Location: tokyo})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer mem.Close()
 
-	tokyo := time.FixedZone("JST", 9*60*60)
 	day := func(d, h int) time.Time { return time.Date(2025, 6, d, h, 0, 0, 0, tokyo) }
 	_, err = mem.Add(ctx,
 		episode.Episode{User: "haruka", UserText: "駅前に新しいラーメン屋ができたから行ってきた", ReplyText: "いいね！味はどうだった？", OccurredAt: day(2, 19)},

@@ -15,7 +15,6 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/memorypack"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ja/golden")
@@ -41,9 +40,7 @@ func TestGoldenJA(t *testing.T) {
 	for _, preset := range []string{omoide.PresetDefault, omoide.PresetReference} {
 		t.Run(preset, func(t *testing.T) {
 			ctx := context.Background()
-			pack := memorypack.DefaultOptions()
-			pack.Location = tokyo
-			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "golden.db"), Preset: preset, Pack: pack})
+			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "golden.db"), Preset: preset, Location: tokyo})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ package omoide
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
@@ -43,6 +44,12 @@ type Config struct {
 	Retriever *retriever.Options
 	// Pack renders the evidence section; the zero value is the reference's.
 	Pack memorypack.Options
+	// Location is the person's time zone, one for everything that names a
+	// day: the retriever's time expressions ("昨日") and MaxAgeDays window
+	// (retriever.Options.Location) and the evidence dates (Pack.Location).
+	// nil leaves each as set above, UTC by default. A Request's Location
+	// overrides it for one retrieval.
+	Location *time.Location
 	// IndexMin and IndexCapacity size the in-memory vector indexes (see
 	// episode.Options); 0 means the episode package's defaults.
 	IndexMin, IndexCapacity int
@@ -87,6 +94,10 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 	if cfg.Analyzer != nil {
 		analyzer = cfg.Analyzer
 	}
+	if cfg.Location != nil {
+		opts.Location = cfg.Location
+		cfg.Pack.Location = cfg.Location
+	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = DefaultEmbedder()
 	}
@@ -120,11 +131,16 @@ func (m *Memory) Retrieve(ctx context.Context, req retriever.Request) (retriever
 }
 
 // Evidence retrieves and renders the EPISODE_EVIDENCE section; the section is
-// "" when the retrieval found nothing worth injecting.
+// "" when the retrieval found nothing worth injecting. The evidence dates are
+// in the request's Location when it names one.
 func (m *Memory) Evidence(ctx context.Context, req retriever.Request) (string, retriever.Result, error) {
 	res, err := m.Retriever.Retrieve(ctx, req)
 	if err != nil {
 		return "", res, err
 	}
-	return memorypack.RenderEvidence(res.Evidence(), m.Pack), res, nil
+	pack := m.Pack
+	if req.Location != nil {
+		pack.Location = req.Location
+	}
+	return memorypack.RenderEvidence(res.Evidence(), pack), res, nil
 }
