@@ -174,7 +174,9 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	if err != nil {
 		return nil, err
 	}
-	mem, err := omoide.Open(ctx, omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack})
+	// The zone of the evidence dates is the person's zone for everything:
+	// time expressions and day windows too.
+	mem, err := omoide.Open(ctx, omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location})
 	if err != nil {
 		if id, rerr := recordedIdentity(ctx, c.db); rerr == nil && id != e.Identity() {
 			err = fmt.Errorf("%w\n(the flags describe the embedder %s; %s, or change the store's embedder with \"omoide reembed\")",

@@ -23,7 +23,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("demo", stderr)
 	preset := fs.String("preset", omoide.PresetDefault, "retriever preset: default or reference")
 	queries := fs.String("queries", strings.Join(demoQueries, ","), "comma-separated query ids of the demo data to answer, or \"all\"")
-	tz := fs.String("tz", "Asia/Tokyo", "time zone of the evidence dates")
+	tz := fs.String("tz", "Asia/Tokyo", "the people's time `zone`: of time expressions, day windows and the evidence dates")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	start := time.Now()
 	pack := memorypack.DefaultOptions()
 	pack.Location = loc
-	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "demo.db"), Preset: *preset, Pack: pack})
+	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "demo.db"), Preset: *preset, Pack: pack, Location: loc})
 	if err != nil {
 		return err
 	}

@@ -192,11 +192,15 @@ func FuzzDecodePack(f *testing.F) {
 		if !readBody(t, body, &q) {
 			return
 		}
-		if _, err := q.request(); err != nil {
+		req, err := q.request()
+		if err != nil {
 			checkClientError(t, err, body)
 			return
 		}
-		opts, err := q.options(base)
+		if (q.TZ != "") != (req.Location != nil) {
+			t.Fatalf("body %q: tz %q gave the request the zone %v", body, q.TZ, req.Location)
+		}
+		opts, err := q.options(base, req)
 		if err != nil {
 			checkClientError(t, err, body)
 			return

@@ -55,7 +55,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pack := fs.Bool("pack", false, "print the EPISODE_EVIDENCE section instead of the ranking")
 	strategy := fs.String("strategy", "quote_key_parts", "-pack: how much to quote: quote_key_parts, summarize or full")
-	tz := fs.String("tz", "Local", "the time `zone` of the dates shown, e.g. Asia/Tokyo")
+	tz := fs.String("tz", "Local", "the person's time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and the dates shown")
 	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the thresholds")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
 	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)

@@ -34,14 +34,16 @@ const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                           "source", "kind", "state", "sensitivity" (optional)}
                          -> {"ids": [store ids, in order]}
   POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant", "content"}],
-                          "now" (RFC 3339; default now), "with_candidates" (bool)}
+                          "now" (RFC 3339; default now), "tz" (the person's time zone, e.g.
+                          "Asia/Tokyo": the days of "昨日" and of the evidence dates; default -tz),
+                          "with_candidates" (bool)}
                          -> {"hits": [{"id", "external_id", "user", "user_text", "reply_text",
                              "occurred_at", "relevance", "reason", "score", "rrf", "rrf_norm",
                              "lex", "rec", ...}], "trace": {"queries", "candidates", "picked",
                              "embed_us", "knn_us", "bm25_us", ..., "total_us"}}
                          "recent" left out (or null) means: the user's last stored episodes are
                          the context; [] means no context.
-  POST   /v1/pack        the same body, plus optional "strategy" and "tz"
+  POST   /v1/pack        the same body, plus optional "strategy"
                          -> {"section": "[EPISODE_EVIDENCE]...", "inject": bool, "hits", "trace"}
                          ("section" is "" and "inject" false when nothing is worth injecting)
   DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
@@ -85,7 +87,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	timeout := fs.Duration("timeout", 30*time.Second, "the time limit of one request")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for the requests in flight")
 	strategy := fs.String("strategy", "quote_key_parts", "the default /v1/pack strategy: quote_key_parts, summarize or full")
-	tz := fs.String("tz", "Local", "the default time `zone` of /v1/pack dates, e.g. Asia/Tokyo")
+	tz := fs.String("tz", "Local", "the people's default time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and /v1/pack dates")
 	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, path, status, duration) to stderr; it never
@@ -523,6 +525,7 @@ type retrieveRequest struct {
 	Text           string         `json:"text"`
 	Recent         []messageInput `json:"recent"`
 	Now            *time.Time     `json:"now"`
+	TZ             string         `json:"tz"`
 	WithCandidates bool           `json:"with_candidates"`
 }
 
@@ -530,7 +533,6 @@ type retrieveRequest struct {
 type packRequest struct {
 	retrieveRequest
 	Strategy string `json:"strategy"`
-	TZ       string `json:"tz"`
 }
 
 func (q retrieveRequest) request() (retriever.Request, error) {
@@ -545,21 +547,25 @@ func (q retrieveRequest) request() (retriever.Request, error) {
 	if q.Now != nil {
 		req.Now = *q.Now
 	}
+	if q.TZ != "" {
+		if req.Location, err = time.LoadLocation(q.TZ); err != nil {
+			return retriever.Request{}, badRequest("tz %q: %v", q.TZ, err)
+		}
+	}
 	return req, nil
 }
 
-// options returns base with the request's strategy and time zone, when given.
-func (q packRequest) options(base memorypack.Options) (memorypack.Options, error) {
-	var err error
+// options returns base with the request's strategy and time zone (req's,
+// from q.TZ), when given.
+func (q packRequest) options(base memorypack.Options, req retriever.Request) (memorypack.Options, error) {
 	if q.Strategy != "" {
+		var err error
 		if base.Strategy, err = memorypack.ParseStrategy(q.Strategy); err != nil {
 			return base, badRequest("strategy: %v", err)
 		}
 	}
-	if q.TZ != "" {
-		if base.Location, err = time.LoadLocation(q.TZ); err != nil {
-			return base, badRequest("tz %q: %v", q.TZ, err)
-		}
+	if req.Location != nil {
+		base.Location = req.Location
 	}
 	return base, nil
 }
@@ -589,7 +595,7 @@ func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := q.options(s.mem.Pack)
+	opts, err := q.options(s.mem.Pack, req)
 	if err != nil {
 		return nil, err
 	}

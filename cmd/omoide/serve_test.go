@@ -279,6 +279,28 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Errorf("pack for nobody: %v", out)
 	}
 
+	// One time zone, -tz's or the request's, for "昨日" and the dates: at
+	// 00:30 on the 21st in Tokyo (15:30 UTC on the 20th) yesterday is the
+	// 20th there, which holds y20 (08:00 JST), and the 19th in UTC, which
+	// holds both (y20 at 23:00 UTC).
+	c.expect(200, "POST", "/v1/episodes", []map[string]any{
+		{"id": "y20", "user": "yuki", "user_text": "映画を観に行く", "reply_text": "楽しんで！", "occurred_at": "2025-12-19T23:00:00Z"},
+		{"id": "y19", "user": "yuki", "user_text": "本屋に寄った", "reply_text": "何か買った？", "occurred_at": "2025-12-19T12:00:00Z"},
+	}, true)
+	yreq := map[string]any{"user": "yuki", "text": "昨日何話したっけ", "recent": []any{}, "now": "2025-12-20T15:30:00Z"}
+	if hits := hitsOf(t, c.expect(200, "POST", "/v1/retrieve", yreq, true), "hits"); len(hits) != 1 || hits[0].ExternalID != "y20" {
+		t.Errorf("yesterday in -tz Asia/Tokyo: hits %+v, want y20 alone", hits)
+	}
+	yreq["tz"] = "UTC"
+	if hits := hitsOf(t, c.expect(200, "POST", "/v1/retrieve", yreq, true), "hits"); len(hits) != 2 {
+		t.Errorf("yesterday in the request's UTC: hits %+v, want y20 and y19", hits)
+	}
+	out = c.expect(200, "POST", "/v1/pack", yreq, true)
+	if section, _ := out["section"].(string); !strings.Contains(section, "[2025-12-19]") || strings.Contains(section, "[2025-12-20]") {
+		t.Errorf("pack in the request's UTC dates y20 wrongly: %v", out)
+	}
+	c.expect(200, "DELETE", "/v1/users/yuki", nil, true)
+
 	// Bad requests.
 	c.expect(400, "POST", "/v1/retrieve", `{"user": "haruka", "text": "x", "txet": "typo"}`, true)
 	c.expect(400, "POST", "/v1/retrieve", `{"user": "haruka", "text": `, true)
@@ -413,6 +435,7 @@ func TestServerErrors(t *testing.T) {
 		{"POST", "/v1/retrieve", `[1]`, 400, "invalid JSON"},
 		{"POST", "/v1/pack", `{"user": "u", "text": "x", "strategy": "everything"}`, 400, "unknown injection strategy"},
 		{"POST", "/v1/pack", `{"user": "u", "text": "x", "tz": "Mars/Olympus"}`, 400, "tz"},
+		{"POST", "/v1/retrieve", `{"user": "u", "text": "x", "tz": "Mars/Olympus"}`, 400, "tz"},
 		{"DELETE", "/v1/episodes/abc", ``, 400, "not a positive integer"},
 		{"DELETE", "/v1/episodes/0", ``, 400, "not a positive integer"},
 		{"DELETE", "/v1/episodes/42", ``, 404, "no episode with id 42"},
