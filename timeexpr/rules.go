@@ -450,6 +450,11 @@ func (c *ctx) matchNumber(s string, i int) match {
 	if j == i {
 		return match{}
 	}
+	if q == qExact && n >= 1 {
+		if m, ok := c.matchAgoRange(s, j, n); ok {
+			return m
+		}
+	}
 	if v, e, ok := lookup(s, j, agoUnits); ok {
 		if _, e2, ok := lookup(s, e, approx); ok {
 			e = e2
@@ -496,6 +501,44 @@ func (c *ctx) matchNumber(s string, i int) match {
 		return match{}
 	}
 	return match{e, c.month(c.monthYear(m, false), m)}
+}
+
+// rangeSeparators join the two counts of a range: 2、3日前, 2~3日前.
+var rangeSeparators = []string{"、", ",", "~", "〜", "-", "・"}
+
+// matchAgoRange matches the rest of a range of counts ago whose first count
+// lo ends at j: 2、3日前, 2~3週間前, 二三日前 (two kanji digits in a row, one
+// apart). The window runs from hi units ago through lo units ago.
+func (c *ctx) matchAgoRange(s string, j, lo int) (match, bool) {
+	k := j
+	for _, sep := range rangeSeparators {
+		if strings.HasPrefix(s[j:], sep) {
+			k += len(sep)
+			break
+		}
+	}
+	if k == j {
+		r1, _ := utf8.DecodeLastRuneInString(s[:j])
+		r2, _ := utf8.DecodeRuneInString(s[j:])
+		if d1, d2 := kanjiDigit(r1), kanjiDigit(r2); d1 < 1 || d1 > 8 || d2 != d1+1 {
+			return match{}, false
+		}
+	}
+	hi, e, q := parseCount(s, k)
+	if e == k || q != qExact || hi <= lo {
+		return match{}, false
+	}
+	v, e, ok := lookup(s, e, agoUnits)
+	if !ok {
+		return match{}, false
+	}
+	if _, e2, ok := lookup(s, e, approx); ok {
+		e = e2
+	}
+	if !strings.HasPrefix(s[e:], "前") {
+		return match{}, false
+	}
+	return match{e + len("前"), c.agoRange(unit(v), hi, lo)}, true
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }

@@ -24,6 +24,9 @@
 //   - Vague counts (数日前, a few days ago, several weeks ago, 几天前) cover
 //     units 2 to 6 before the current one: 数日前 on the 21st is the 15th to
 //     the 19th. "A couple of" covers units 1 to 3.
+//   - Ranges of counts (2、3日前, 2~3週間前, 二三日前) cover the units from the
+//     larger count before the current one through the smaller: 2、3日前 on
+//     the 21st is the 18th and the 19th.
 //   - Parts of a day: morning [04:00, 12:00), afternoon (昼, 午後)
 //     [12:00, 18:00), 夕方 [15:00, 19:00), night (夜, 晩, evening)
 //     [18:00, next day 06:00). 今朝 / this morning is today's morning; 昨夜,
