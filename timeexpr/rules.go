@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode"
 	"time"
 	"unicode/utf8"
 )
@@ -193,6 +194,13 @@ var (
 		{"ヵ月", int(uMonth)}, {"箇月", int(uMonth)}, {"个月", int(uMonth)}, {"個月", int(uMonth)},
 		{"年", int(uYear)},
 	}
+	// monthParts name a third of a month: early (days 1–10), middle (11–20)
+	// or late (21 to the end). Longer words first: lookup takes the first.
+	monthParts = []word{
+		{"上旬", 1}, {"初旬", 1}, {"初め", 1}, {"はじめ", 1}, {"始め", 1}, {"頭", 1}, {"初", 1},
+		{"中旬", 2}, {"半ば", 2}, {"なかば", 2},
+		{"下旬", 3}, {"末", 3}, {"終わり", 3}, {"おわり", 3}, {"底", 3},
+	}
 	// approx may sit between a unit and 前: 3日ほど前.
 	approx = []word{{"ほど", 0}, {"くらい", 0}, {"ぐらい", 0}, {"位", 0}, {"程", 0}}
 	// monthSuffixes must follow a bare month (5月に) for it to count, so that
@@ -248,7 +256,7 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kWeek:
 		m = c.weekExt(s, j, l.n)
 	case kMonth:
-		m = match{j, c.ago(uMonth, l.n)}
+		m = c.monthExt(s, j, c.ago(uMonth, l.n))
 	case kYear:
 		m = c.yearExt(s, j, l.n)
 	case kWeekend:
@@ -313,7 +321,7 @@ func (c *ctx) yearExt(s string, j, n int) match {
 		if d, e2, ok := dayOfMonth(s, e, time.Month(v)); ok {
 			return match{e2, c.days(y, time.Month(v), d, 1)}
 		}
-		return match{e, c.month(y, time.Month(v))}
+		return c.monthExt(s, e, c.month(y, time.Month(v)))
 	}
 	if v, e, ok := lookup(s, k, yearEvents); ok {
 		return match{e, c.eventSpan(event(v), y)}
@@ -497,10 +505,38 @@ func (c *ctx) matchNumber(s string, i int) match {
 		}
 		return match{e2, c.days(y, m, d, 1)}
 	}
+	whole := c.month(c.monthYear(m, false), m)
+	if part := c.monthExt(s, e, whole); part.end > e {
+		return part
+	}
 	if _, _, ok := lookup(s, e, monthSuffixes); !ok {
 		return match{}
 	}
-	return match{e, c.month(c.monthYear(m, false), m)}
+	return match{e, whole}
+}
+
+// monthExt matches a third of the month sp at j: 末, 上旬, [の]初め, [の]半ば,
+// [の]終わり (先月末, 5月の半ば, 上个月底); without one, the whole month.
+// A word that goes on into another (頭痛, 初ライブ, 初めて, 始める) is not a
+// third.
+func (c *ctx) monthExt(s string, j int, sp span) match {
+	k := skipNo(s, j)
+	v, e, ok := lookup(s, k, monthParts)
+	if !ok {
+		return match{j, sp}
+	}
+	r, _ := utf8.DecodeRuneInString(s[e:])
+	switch w := s[k:e]; {
+	case (w == "頭" || w == "初") && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Katakana, r)),
+		strings.HasSuffix(w, "め") && strings.ContainsRune("てるたま", r):
+		return match{j, sp}
+	}
+	y, m, _ := sp.from.Date()
+	from, to := c.date(y, m, 1+10*(v-1)), c.date(y, m, 11+10*(v-1))
+	if v == 3 {
+		to = sp.to
+	}
+	return match{e, span{from, to}}
 }
 
 // rangeSeparators join the two counts of a range: 2、3日前, 2~3日前.

@@ -20,7 +20,9 @@
 //     weeks before the current one (the week containing today-7N days), so
 //     2週間前 and 先々週 name the same week.
 //   - Month, year: calendar months and years. Nヶ月前 / N months ago is the
-//     calendar month N months before the current one; 半年前 is 6ヶ月前.
+//     calendar month N months before the current one; 半年前 is 6ヶ月前. A
+//     third of a month (上旬 / 初め / 頭, 中旬 / 半ば, 下旬 / 末 / 終わり, zh 底)
+//     is days 1–10, 11–20, or 21 to the end: 先月末, 5月の半ば, 去年の2月末.
 //   - Vague counts (数日前, a few days ago, several weeks ago, 几天前) cover
 //     units 2 to 6 before the current one: 数日前 on the 21st is the 15th to
 //     the 19th. "A couple of" covers units 1 to 3.
