@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
