@@ -505,9 +505,13 @@ func (c *ctx) matchNumber(s string, i int) match {
 		}
 		return match{e2, c.days(y, m, d, 1)}
 	}
+	// A bare month, or a third of one (5月末に), names a window only with a
+	// suffix after it.
 	whole := c.month(c.monthYear(m, false), m)
 	if part := c.monthExt(s, e, whole); part.end > e {
-		return part
+		if _, _, ok := lookup(s, part.end, monthSuffixes); ok {
+			return part
+		}
 	}
 	if _, _, ok := lookup(s, e, monthSuffixes); !ok {
 		return match{}
