@@ -204,9 +204,8 @@ type Options struct {
 	// Synonyms lets a message's term be held by an episode through its
 	// synonyms (package synonym: 子供 and 子ども, シール and ステッカー) in
 	// Coverage, and so in the gate and the score; the term and its synonyms
-	// weigh as one, by the documents that hold any of them. Only a store of
-	// the synonym table's analyzer (synonym.Analyzer, the default) uses
-	// them. false (the reference) matches terms as they are spelled.
+	// weigh as one, by the documents that hold any of them. Only a store whose
+	// analyzer has the synonyms (tokenize.Thesaurus, the default) uses them. false (the reference) matches terms as they are spelled.
 	Synonyms bool
 }
 

@@ -26,7 +26,6 @@ import (
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
 	"github.com/omoide/omoide/smalltalk"
-	"github.com/omoide/omoide/synonym"
 	"github.com/omoide/omoide/timeexpr"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -174,9 +173,9 @@ func (r Result) Evidence() []memorypack.Evidence {
 type Retriever struct {
 	store        Store
 	opts         Options
-	knnWeight    float64   // opts.KNNWeight resolved for the store's embedder
-	synonyms     bool      // opts.Synonyms, and the store's analyzer spells terms as the table does
-	contextTerms termCache // analyzed context messages, see termCache
+	knnWeight    float64            // opts.KNNWeight resolved for the store's embedder
+	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when opts.Synonyms and it has them
+	contextTerms termCache          // analyzed context messages, see termCache
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
@@ -204,14 +203,14 @@ func New(store Store, opts Options) (*Retriever, error) {
 	if opts.KNNWeight < 0 {
 		return nil, fmt.Errorf("retriever: option KNNWeight is %g, must be >= 0", opts.KNNWeight)
 	}
-	r := &Retriever{store: store, opts: opts, knnWeight: opts.KNNWeight,
-		synonyms: opts.Synonyms && store.Analyzer().Name() == synonym.Analyzer}
-	if r.synonyms {
-		// load the table now, as the store loads its dictionary at Open,
-		// so that the first retrieval does not pay for it
-		if err := synonym.Load(); err != nil {
+	r := &Retriever{store: store, opts: opts, knnWeight: opts.KNNWeight}
+	if th, ok := store.Analyzer().(tokenize.Thesaurus); ok && opts.Synonyms {
+		// load the synonyms now, as the store loads its dictionary at
+		// Open, so that the first retrieval does not pay for them
+		if err := th.LoadSynonyms(); err != nil {
 			return nil, fmt.Errorf("retriever: %w", err)
 		}
+		r.thesaurus = th
 	}
 	if r.knnWeight == 0 {
 		r.knnWeight = 1
@@ -634,8 +633,8 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 	var ks []key
 	for i, t := range w.terms {
 		ks = append(ks, key{t, i})
-		if r.synonyms {
-			for _, a := range synonym.Of(t) {
+		if r.thesaurus != nil {
+			for _, a := range r.thesaurus.Synonyms(t) {
 				ks = append(ks, key{a, i})
 			}
 		}

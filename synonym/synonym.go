@@ -9,7 +9,8 @@
 // groups. The IPA dictionary the analyzer segments with gives the kana
 // spellings of common nouns written with kanji (犬: いぬ, イヌ), and the
 // nouns a kana spelling may stand for when they are few (イヌ: 犬, 戌, 狗).
-// Only words that are one query term of tokenize.KagomeSnowball are kept.
+// Only words that are one query term of tokenize.KagomeSnowball are kept,
+// and that analyzer offers them (tokenize.Thesaurus).
 // The table is loaded on first use (about 1 MB compressed, 3 MB in memory,
 // 25 ms) and only read after that, so every function here is safe for
 // concurrent use.
@@ -28,13 +29,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/omoide/omoide/tokenize"
 )
-
-// Analyzer is the Name of the analyzer whose query terms the table is spelled
-// in; with a store of another analyzer its terms would not match.
-const Analyzer = tokenize.KagomeSnowballName
 
 //go:embed synonyms.txt.gz
 var data []byte
@@ -64,6 +59,17 @@ func get() (*table, error) {
 func Load() error {
 	_, err := get()
 	return err
+}
+
+// Words returns the table's headwords, sorted, and every synonym it lists,
+// repeats included, for checks of their spelling. The slices are shared: do
+// not modify them.
+func Words() (heads, synonyms []string, err error) {
+	t, err := get()
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.keys, t.alts, nil
 }
 
 // Of returns the synonyms of term, sorted, without term itself; nil when it

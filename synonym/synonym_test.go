@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-
-	"github.com/omoide/omoide/tokenize"
 )
 
 func TestOf(t *testing.T) {
@@ -48,53 +46,6 @@ func TestOf(t *testing.T) {
 			t.Errorf("Of(%q) = %q, not sorted", tt.term, got)
 		}
 	}
-}
-
-// TestSpelledAsTheAnalyzer checks that the Japanese terms of the table are
-// query terms of the analyzer, spelled as it spells them: a table generated
-// before the analyzer changed would look up words no message has (run
-// synonym/gen again). Every term must be one query term; a few base forms
-// (読み → 読む, すます → する) analyse to another base form when alone, so
-// 1 in 1,000 may be spelled otherwise. English terms are stems, and stemming
-// a stem again can shorten it (accelerate → acceler → accel), so they are
-// not checked.
-func TestSpelledAsTheAnalyzer(t *testing.T) {
-	a, err := tokenize.ByName(Analyzer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.keys) < 20000 {
-		t.Fatalf("the table has %d terms, want the whole dictionary (over 20,000)", len(tab.keys))
-	}
-	checked, other := 0, 0
-	for _, w := range slices.Concat(tab.keys, tab.alts) {
-		if isASCII(w) {
-			continue
-		}
-		checked++
-		switch got := a.Terms(w); {
-		case len(got) != 1:
-			t.Errorf("%s.Terms(%q) = %q, want one term", Analyzer, w, got)
-		case got[0] != w:
-			other++
-		}
-	}
-	if other*1000 > checked {
-		t.Errorf("%d of %d terms of the table are spelled otherwise by the analyzer", other, checked)
-	}
-}
-
-func isASCII(s string) bool {
-	for _, r := range s {
-		if r >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func TestParseRejects(t *testing.T) {

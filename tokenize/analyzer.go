@@ -34,3 +34,15 @@ type Analyzer interface {
 	// Terms returns the query terms of text in order of appearance.
 	Terms(text string) []string
 }
+
+// Thesaurus is an Analyzer with synonyms for its query terms, spelled as its
+// terms are: KagomeSnowball, whose synonyms are package synonym's table.
+type Thesaurus interface {
+	Analyzer
+	// Synonyms returns the synonyms of a query term, without the term
+	// itself; nil when it has none. The slice is shared: do not modify it.
+	Synonyms(term string) []string
+	// LoadSynonyms loads the synonyms now rather than on first use, and
+	// reports an error if they cannot be read.
+	LoadSynonyms() error
+}

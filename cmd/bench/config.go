@@ -192,8 +192,8 @@ func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	return out, nil
 }
 
-// cachedAnalyzer serves precomputed Index texts; Name, Terms and Names are
-// the inner analyzer's.
+// cachedAnalyzer serves precomputed Index texts; Name, Terms, Names and
+// Synonyms are the inner analyzer's.
 type cachedAnalyzer struct {
 	tokenize.Analyzer
 	index map[string]string // read-only once built
@@ -212,6 +212,23 @@ func (c *cachedAnalyzer) Index(text string) string {
 func (c *cachedAnalyzer) Names(text string) []string {
 	if nf, ok := c.Analyzer.(tokenize.NameFinder); ok {
 		return nf.Names(text)
+	}
+	return nil
+}
+
+// Synonyms passes the inner analyzer's synonyms on (tokenize.Thesaurus),
+// none when it has none.
+func (c *cachedAnalyzer) Synonyms(term string) []string {
+	if th, ok := c.Analyzer.(tokenize.Thesaurus); ok {
+		return th.Synonyms(term)
+	}
+	return nil
+}
+
+// LoadSynonyms loads the inner analyzer's synonyms, if it has them.
+func (c *cachedAnalyzer) LoadSynonyms() error {
+	if th, ok := c.Analyzer.(tokenize.Thesaurus); ok {
+		return th.LoadSynonyms()
 	}
 	return nil
 }
