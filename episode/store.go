@@ -51,6 +51,7 @@ type Options struct {
 // writes are serialized by SQLite (WAL, immediate transactions).
 type Store struct {
 	db       *sql.DB
+	path     string // the database file, as given to Open
 	embedder embed.Embedder
 	analyzer tokenize.Analyzer
 	dim      int
@@ -138,7 +139,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, embedder: opts.Embedder, dim: id.Dim, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
+	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
 	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -184,6 +185,9 @@ func (s *Store) Close() error {
 	s.stmtMu.Unlock()
 	return s.db.Close()
 }
+
+// Path returns the database file the store was opened at.
+func (s *Store) Path() string { return s.path }
 
 // Embedder returns the store's embedder.
 func (s *Store) Embedder() embed.Embedder { return s.embedder }

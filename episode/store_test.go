@@ -433,7 +433,10 @@ func TestStatsAndReembed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.Stats(ctx, path)
+	if s.Path() != path {
+		t.Fatalf("Path() = %q, want %q", s.Path(), path)
+	}
+	st, err := s.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +548,7 @@ func TestMigrateFromV1(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after migrating 1 -> %d: BM25 = %v, %v", SchemaVersion, hits, err)
 	}
-	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 {
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("after migrating: check: %v, %v", r.Problems, err)
 	}
 	// Version 3 quantized the stored vector: the in-memory index finds it.
