@@ -57,7 +57,7 @@ func TestCheckAndReindex(t *testing.T) {
 	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("after reindex: %v, %v", r.Problems, err)
 	}
-	hits, _ := s.BM25(ctx, "a", `"ラーメン"`, 5, Filter{})
+	hits, _ := s.BM25(ctx, "a", []string{"ラーメン"}, 5, Filter{})
 	if len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("BM25 after reindex = %+v", hits)
 	}
@@ -264,7 +264,7 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 					knn, err = s.KNN(ctx, user, vec[0], 20, Filter{})
 				}
 				if err == nil {
-					bm25, err = s.BM25(ctx, user, `"ラーメン"`, 20, Filter{})
+					bm25, err = s.BM25(ctx, user, []string{"ラーメン"}, 20, Filter{})
 				}
 				var got []Episode
 				if err == nil {

@@ -106,15 +106,20 @@ func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Fi
 // the other people's rows it filters out.
 const personFilterShare = 0.5
 
-// BM25 returns up to k episodes of user matching the FTS5 expression match
-// (built with tokenize.MatchQuery) in the text columns, best bm25 first, ties
-// by id. An empty match returns nothing without querying. When user holds
-// less than half the store, only their rows are matched and scored: the
-// expression is ANDed with the person's token (PersonToken) in the person
-// column, which weighs nothing in bm25; the join on the episode's user
-// decides in every case.
-func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) ([]Hit, error) {
-	if k <= 0 || match == "" {
+// BM25 returns up to k episodes of user holding any of terms (as the
+// store's analyzer makes them) in the text columns, best bm25 first, ties by
+// id. The terms are ORed into one FTS5 expression by tokenize.MatchQuery,
+// which quotes each; no terms (or none with content) return nothing without
+// querying. When user holds less than half the store, only their rows are
+// matched and scored: the expression is ANDed with the person's token
+// (PersonToken) in the person column, which weighs nothing in bm25; the join
+// on the episode's user decides in every case.
+func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f Filter) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	match := tokenize.MatchQuery(terms)
+	if match == "" {
 		return nil, nil
 	}
 	mine, err := s.Count(ctx, user)

@@ -327,7 +327,7 @@ func TestBM25FindsWordsInsideJapaneseClauses(t *testing.T) {
 			if _, err := s.Add(ctx, []Episode{ep("a", "昨日ラーメンを食べた", "", day), ep("b", "ラーメン", "", day)}); err != nil {
 				t.Fatal(err)
 			}
-			hits, err := s.BM25(ctx, "a", tokenize.MatchQuery(tt.analyzer.Terms("ラーメン")), 10, Filter{})
+			hits, err := s.BM25(ctx, "a", tt.analyzer.Terms("ラーメン"), 10, Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,8 +344,45 @@ func TestBM25HostileQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`"`, `NEAR(`, `col:x`, `*`, `^x`, "a\x00b", `AND OR NOT`, `)`, ""} {
-		if _, err := s.BM25(ctx, "a", tokenize.MatchQuery(s.Analyzer().Terms(q)), 10, Filter{}); err != nil {
+		if _, err := s.BM25(ctx, "a", s.Analyzer().Terms(q), 10, Filter{}); err != nil {
 			t.Errorf("query %q: %v", q, err)
+		}
+	}
+}
+
+// TestBM25Terms: BM25 quotes each term itself (tokenize.MatchQuery), so a
+// term FTS5 would read as syntax (AND, a double quote, NEAR) is searched as
+// text, and no terms, or none with content, search nothing.
+func TestBM25Terms(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "x.db"), Options{Analyzer: tokenize.Raw()})
+	ids, err := s.Add(ctx, []Episode{ep("a", `he said "NEAR(x y)" AND col:x`, "", day), ep("a", "ラーメン", "", day), ep("b", "and ラーメン", "", day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		terms []string
+		want  []int64
+	}{
+		{nil, nil},
+		{[]string{}, nil},
+		{[]string{"\x00", " "}, nil}, // nothing left once MatchQuery drops what FTS5 cannot take
+		{[]string{"AND"}, ids[:1]},
+		{[]string{"NOT", "ラーメン"}, ids[1:2]},
+		{[]string{`"NEAR(x`}, ids[:1]}, // the quote doubled: the phrase "near x"
+		{[]string{`"`}, nil},
+		{[]string{`col:x`}, ids[:1]},
+	} {
+		hits, err := s.BM25(ctx, "a", tt.terms, 10, Filter{})
+		if err != nil {
+			t.Errorf("terms %q: %v", tt.terms, err)
+			continue
+		}
+		var got []int64
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("terms %q: hits %v, want %v", tt.terms, got, tt.want)
 		}
 	}
 }
@@ -410,7 +447,7 @@ func TestConcurrentAddAndRead(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 20 {
-				if _, err := s.BM25(ctx, "u", `"message"`, 5, Filter{}); err != nil {
+				if _, err := s.BM25(ctx, "u", []string{"message"}, 5, Filter{}); err != nil {
 					errs <- err
 				}
 			}
@@ -544,7 +581,7 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("after migrating 1 -> %d: DocFreq = %v, %v", SchemaVersion, df, err)
 	}
 	// Version 4 gave every FTS row its person: BM25 finds a's episode only.
-	hits, err := s.BM25(ctx, "a", `"ラーメン"`, 5, Filter{})
+	hits, err := s.BM25(ctx, "a", []string{"ラーメン"}, 5, Filter{})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after migrating 1 -> %d: BM25 = %v, %v", SchemaVersion, hits, err)
 	}
@@ -576,7 +613,7 @@ func TestBM25OnlyThePersonsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for user, want := range map[string]int{"many": 3, "few": 1, "nobody": 0} {
-		hits, err := s.BM25(ctx, user, `"ラーメン"`, 10, Filter{})
+		hits, err := s.BM25(ctx, user, []string{"ラーメン"}, 10, Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,7 +38,7 @@ type Store interface {
 	Recent(ctx context.Context, user string, n int) ([]episode.Episode, error)
 	KNN(ctx context.Context, user string, vec []float32, k int, f episode.Filter) ([]episode.Hit, error)
 	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error)
-	BM25(ctx context.Context, user, match string, k int, f episode.Filter) ([]episode.Hit, error)
+	BM25(ctx context.Context, user string, terms []string, k int, f episode.Filter) ([]episode.Hit, error)
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	Count(ctx context.Context, user string) (int, error)
 	IndexedTerms(ctx context.Context, ids []int64) ([][]string, error)
@@ -943,7 +943,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 			bm25Ran = bm25Ran || match != ""
 			bm25 = append(bm25, func() {
 				t := time.Now()
-				a.bm25[i], bm25Errs[i] = r.store.BM25(ctx, user, match, r.opts.BM25K, f)
+				a.bm25[i], bm25Errs[i] = r.store.BM25(ctx, user, terms[i], r.opts.BM25K, f)
 				longest(&tr.BM25, t)
 				tr.BM25Hits[i] = len(a.bm25[i])
 			})
@@ -951,7 +951,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 		if window != nil {
 			bm25 = append(bm25, func() {
 				t := time.Now()
-				a.window[1], winErrs[1] = r.store.BM25(ctx, user, tr.BM25Match[0], r.opts.BM25K, *window)
+				a.window[1], winErrs[1] = r.store.BM25(ctx, user, terms[0], r.opts.BM25K, *window)
 				longest(&tr.BM25, t)
 			})
 		}
