@@ -207,14 +207,15 @@ func (p *partitions) forget(user string) {
 }
 
 // Nearest returns, for each query vector, the k nearest episodes of user by
-// cosine distance, nearest first, with the filter applied, in one pass over
-// the person's vectors. A partition of at least Options.IndexMin episodes is
-// searched in memory (vecindex: ternary sign codes, then int8 rescoring of
-// the best vecindex.DefaultPool, so the order is approximate at the far end
-// of the pool); a smaller one by vec0's exact scan, query by query. The
-// in-memory index is loaded on the first search and kept up to date by this
-// Store's writes; a write by another process is noticed by the partition's
-// generation and reloads it.
+// cosine distance, nearest first, with the filter applied. The store decides
+// how to scan: a partition of at least Options.IndexMin episodes is searched
+// in memory, all queries in one pass (vecindex: ternary sign codes, then int8
+// rescoring of the best vecindex.DefaultPool, so the order is approximate at
+// the far end of the pool); a smaller one, or any with IndexMin < 0, by
+// vec0's exact scan, one per query, run concurrently. The in-memory index is
+// loaded on the first search and kept up to date by this Store's writes; a
+// write by another process is noticed by the partition's generation and
+// reloads it.
 func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k int, f Filter) ([][]Hit, error) {
 	out := make([][]Hit, len(vecs))
 	if k <= 0 || len(vecs) == 0 {
@@ -234,12 +235,7 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 		return nil, fmt.Errorf("episode store: nearest: %w", err)
 	}
 	if s.parts.min < 0 || size < int64(s.parts.min) {
-		for i, v := range vecs {
-			if out[i], err = s.KNN(ctx, user, v, k, f); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+		return s.exact(ctx, user, vecs, k, f)
 	}
 	pi := s.parts.entry(user)
 	pi.mu.RLock()
@@ -252,12 +248,7 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 	}
 	defer pi.mu.RUnlock()
 	if pi.x == nil { // dropped again meanwhile; rare
-		for i, v := range vecs {
-			if out[i], err = s.KNN(ctx, user, v, k, f); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+		return s.exact(ctx, user, vecs, k, f)
 	}
 	res, err := pi.x.Search(vecs, k, vecFilter(f), 0)
 	if err != nil {

@@ -261,7 +261,7 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 				near, err := s.Nearest(ctx, user, vec, 20, Filter{})
 				var knn, bm25 []Hit
 				if err == nil {
-					knn, err = s.KNN(ctx, user, vec[0], 20, Filter{})
+					knn, err = s.knn(ctx, user, vec[0], 20, Filter{})
 				}
 				if err == nil {
 					bm25, err = s.BM25(ctx, user, []string{"ラーメン"}, 20, Filter{})
@@ -577,7 +577,7 @@ func checkCrashedStore(t *testing.T, path string, round int) int {
 			t.Fatal(err)
 		}
 		vec, _ := s.Embedder().Embed(ctx, []string{e.EmbedText()})
-		hits, err := s.KNN(ctx, e.User, vec[0], 1, Filter{})
+		hits, err := s.knn(ctx, e.User, vec[0], 1, Filter{})
 		if err != nil || len(hits) != 1 || hits[0].ID != id {
 			t.Fatalf("round %d: episode %d's own vector finds %+v, %v", round, id, hits, err)
 		}

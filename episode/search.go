@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/omoide/omoide/tokenize"
@@ -23,7 +24,7 @@ type Filter struct {
 }
 
 // Hit is one search result: an episode id and the engine's score (cosine
-// distance for KNN, bm25 for BM25: lower is better for both).
+// distance for Nearest, bm25 for BM25: lower is better for both).
 type Hit struct {
 	ID    int64
 	Score float64
@@ -81,9 +82,32 @@ func (f Filter) Admits(e Episode) bool {
 	return true
 }
 
-// KNN returns the k nearest episodes of user to vec by cosine distance,
-// nearest first, with the filter applied inside the vector scan.
-func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Filter) ([]Hit, error) {
+// exact returns, for each query vector, vec0's exact k nearest episodes of
+// user (knn). Each scan is a cgo call of its own: with several queries they
+// run concurrently, the first on this goroutine. The lists come in the order
+// of vecs; of several errors, the first query's is returned.
+func (s *Store) exact(ctx context.Context, user string, vecs [][]float32, k int, f Filter) ([][]Hit, error) {
+	out := make([][]Hit, len(vecs))
+	errs := make([]error, len(vecs))
+	var wg sync.WaitGroup
+	for i := 1; i < len(vecs); i++ {
+		wg.Go(func() { out[i], errs[i] = s.knn(ctx, user, vecs[i], k, f) })
+	}
+	if len(vecs) > 0 {
+		out[0], errs[0] = s.knn(ctx, user, vecs[0], k, f)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// knn returns the k nearest episodes of user to vec by cosine distance,
+// nearest first, with the filter applied inside vec0's exact scan.
+func (s *Store) knn(ctx context.Context, user string, vec []float32, k int, f Filter) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}

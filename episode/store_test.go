@@ -276,7 +276,7 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 	}
 	vec, _ := s.Embedder().Embed(ctx, []string{text})
 	f := Filter{Kinds: []Kind{KindEpisode}, States: []State{StateRaw, StateValidated, StateConsolidated}, Since: day.AddDate(-1, 0, 0)}
-	hits, err := s.KNN(ctx, "a", vec[0], 10, f)
+	hits, err := s.knn(ctx, "a", vec[0], 10, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,11 +287,11 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 		t.Fatalf("distance of an identical text = %v", hits[0].Score)
 	}
 	// The zero filter admits every kind, state and time, sensitivity normal only.
-	hits, _ = s.KNN(ctx, "a", vec[0], 10, Filter{})
+	hits, _ = s.knn(ctx, "a", vec[0], 10, Filter{})
 	if len(hits) != 4 {
 		t.Fatalf("zero filter: %d hits, want 4", len(hits))
 	}
-	if _, err := s.KNN(ctx, "a", []float32{1}, 10, f); err == nil {
+	if _, err := s.knn(ctx, "a", []float32{1}, 10, f); err == nil {
 		t.Fatal("KNN with a wrong-size vector did not fail")
 	}
 	// Filter.Admits decides as the searches' SQL does, episode by episode.
@@ -301,7 +301,7 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 	}
 	until := Filter{Until: day, MaxSensitivity: SensitivitySecret}
 	for _, f := range []Filter{f, {}, until, {Kinds: []Kind{KindFact}, MaxSensitivity: SensitivitySecret}} {
-		hits, err := s.KNN(ctx, "a", vec[0], 10, f)
+		hits, err := s.knn(ctx, "a", vec[0], 10, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +501,7 @@ func TestStatsAndReembed(t *testing.T) {
 	}
 	s2 := openStore(t, path, Options{Embedder: hashEmbedder(t, 32)})
 	vec, _ := s2.Embedder().Embed(ctx, []string{"ラーメン"})
-	hits, err := s2.KNN(ctx, "a", vec[0], 1, Filter{})
+	hits, err := s2.knn(ctx, "a", vec[0], 1, Filter{})
 	if err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("KNN after reembed = %+v, %v", hits, err)
 	}
@@ -522,7 +522,7 @@ func TestBetweenAndUntil(t *testing.T) {
 		t.Fatalf("Between newest first, limit 2 = %+v", got)
 	}
 	vec, _ := s.Embedder().Embed(ctx, []string{"a"})
-	hits, _ := s.KNN(ctx, "u", vec[0], 10, Filter{Until: day.Add(time.Hour)})
+	hits, _ := s.knn(ctx, "u", vec[0], 10, Filter{Until: day.Add(time.Hour)})
 	if len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("KNN with Until = %+v", hits)
 	}
