@@ -49,6 +49,15 @@ type Options struct {
 // FTS5 index of their analyzed text and a vec0 index of their vectors,
 // partitioned by user. It is safe for concurrent use by multiple goroutines;
 // writes are serialized by SQLite (WAL, immediate transactions).
+//
+// Its methods, by group:
+//   - lifecycle: Open, Close, Path, Embedder, Analyzer, Meta, and DB for tests;
+//   - writes: Add, Delete, DeleteUser;
+//   - reads: Get, GetMany, IDByExternal, Recent, Count;
+//   - search (search.go): Nearest, BM25, DocFreq, Holds, IndexedTerms,
+//     Adjacent, Between;
+//   - maintenance (maintain.go): Stats, Check, Reindex, and the function
+//     Reembed, which works on the path of a store that is not open.
 type Store struct {
 	db       *sql.DB
 	path     string // the database file, as given to Open
@@ -195,8 +204,9 @@ func (s *Store) Embedder() embed.Embedder { return s.embedder }
 // Analyzer returns the analyzer of the store's FTS5 index.
 func (s *Store) Analyzer() tokenize.Analyzer { return s.analyzer }
 
-// DB returns the underlying database, for tools (stats, checks); callers must
-// not write to it.
+// DB returns the underlying database. Only tests use it, to look at rows or
+// to damage a store for Check and Reindex; a write through it bypasses the
+// Store's counts and in-memory indexes.
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Add stores episodes in one transaction: each episode, its FTS row and its
