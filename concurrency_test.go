@@ -143,7 +143,7 @@ func TestConcurrentRetrieveIngestDelete(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	rep, err := mem.Store.Check(ctx, "")
+	rep, err := mem.Store.Check(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

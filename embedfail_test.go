@@ -135,7 +135,7 @@ func TestFailingEmbedderAtIngest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := mem.Store.Stats(ctx, path)
+	before, err := mem.Store.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestFailingEmbedderAtIngest(t *testing.T) {
 			if strings.Contains(msg, sentinelKey) || strings.Contains(msg, "SENTINEL") {
 				t.Errorf("error leaks the API key: %s", msg)
 			}
-			after, err := mem.Store.Stats(ctx, path)
+			after, err := mem.Store.Stats(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func TestFailingEmbedderAtIngest(t *testing.T) {
 			t.Errorf("episode %d after the failures: %+v, %v", id, got, err)
 		}
 	}
-	if rep, err := mem.Store.Check(ctx, path); err != nil || len(rep.Problems) != 0 || rep.Episodes != len(first) {
+	if rep, err := mem.Store.Check(ctx); err != nil || len(rep.Problems) != 0 || rep.Episodes != len(first) {
 		t.Fatalf("check: %+v, %v", rep, err)
 	}
 	if _, err := mem.Add(ctx, episode.Episode{User: "haruka", UserText: "やっと保存できた", OccurredAt: now}); err != nil {

@@ -156,7 +156,7 @@ func TestHostileInputs(t *testing.T) {
 			}
 
 			t.Run("invalid UTF-8", func(t *testing.T) {
-				before, err := mem.Store.Stats(ctx, "")
+				before, err := mem.Store.Stats(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,7 +189,7 @@ func TestHostileInputs(t *testing.T) {
 						t.Errorf("Retrieve for user %q: %d candidates, %v", bad, len(res.Candidates), err)
 					}
 				}
-				after, err := mem.Store.Stats(ctx, "")
+				after, err := mem.Store.Stats(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -235,7 +235,7 @@ func TestHostileInputs(t *testing.T) {
 				}
 			})
 
-			if rep, err := mem.Store.Check(ctx, ""); err != nil || len(rep.Problems) != 0 {
+			if rep, err := mem.Store.Check(ctx); err != nil || len(rep.Problems) != 0 {
 				t.Fatalf("check: %v, %v", rep.Problems, err)
 			}
 		})

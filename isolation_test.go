@@ -207,7 +207,7 @@ func testIsolation(t *testing.T, preset string) {
 	flush()
 	check("after re-adding", 100, gone)
 
-	if rep, err := mem.Store.Check(ctx, ""); err != nil || len(rep.Problems) != 0 {
+	if rep, err := mem.Store.Check(ctx); err != nil || len(rep.Problems) != 0 {
 		t.Fatalf("check: %v, %v", rep.Problems, err)
 	}
 	t.Logf("%s: %d episodes of %d people, %d retrievals, %d hits and candidates checked", preset, len(owner), len(isolationUsers), queries, candidates)

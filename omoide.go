@@ -51,7 +51,9 @@ type Config struct {
 	// overrides it for one retrieval.
 	Location *time.Location
 	// IndexMin and IndexCapacity size the in-memory vector indexes (see
-	// episode.Options); 0 means the episode package's defaults.
+	// episode.Options); 0 means the episode package's defaults, except that
+	// IndexMin 0 gives retriever options without OneVectorScan (the
+	// reference preset) vec0's exact scan everywhere (see StoreIndexMin).
 	IndexMin, IndexCapacity int
 }
 
@@ -72,6 +74,18 @@ func PresetOptions(preset string) (retriever.Options, tokenize.Analyzer, error) 
 		return retriever.ReferenceOptions(), tokenize.Raw(), nil
 	}
 	return retriever.Options{}, nil, fmt.Errorf("omoide: unknown preset %q (want %q or %q)", preset, PresetDefault, PresetReference)
+}
+
+// StoreIndexMin returns the episode.Options.IndexMin of a store searched by
+// a retriever with options o: indexMin when it is set (not 0); else -1,
+// vec0's exact scan for every partition, when o.OneVectorScan is false (the
+// reference preset, whose design scans exactly); else 0, the in-memory index
+// from episode.DefaultIndexMin episodes on.
+func StoreIndexMin(o retriever.Options, indexMin int) int {
+	if indexMin == 0 && !o.OneVectorScan {
+		return -1
+	}
+	return indexMin
 }
 
 // Memory is a person-partitioned episode memory: a store, a retriever over it
@@ -105,7 +119,7 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
 	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
-		IndexMin: cfg.IndexMin, IndexCapacity: cfg.IndexCapacity})
+		IndexMin: StoreIndexMin(opts, cfg.IndexMin), IndexCapacity: cfg.IndexCapacity})
 	if err != nil {
 		return nil, fmt.Errorf("omoide: %w", err)
 	}

@@ -22,8 +22,9 @@ type Stats struct {
 	FileBytes  int64 // the database file with its WAL
 }
 
-// Stats counts the store's rows. The three counts agree in a healthy store.
-func (s *Store) Stats(ctx context.Context, path string) (Stats, error) {
+// Stats counts the store's rows and measures its file. The three counts
+// agree in a healthy store.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Meta: s.Meta()}
 	for _, q := range []struct {
 		sql string
@@ -38,7 +39,7 @@ func (s *Store) Stats(ctx context.Context, path string) (Stats, error) {
 			return st, fmt.Errorf("episode store: stats: %w", err)
 		}
 	}
-	for _, p := range []string{path, path + "-wal"} {
+	for _, p := range []string{s.path, s.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
 			st.FileBytes += fi.Size()
 		}
@@ -54,6 +55,11 @@ const DefaultReembedBatch = 256
 // store keeps its old vectors and embedder. It needs no other open Store on
 // path (the vector table is replaced). progress, when not nil, is called after
 // each batch. It returns the number of episodes embedded.
+//
+// It takes a path, not an open Store: Open refuses a store that records
+// another embedder than the one it is given, and the caller of Reembed holds
+// the new embedder (the old one may be gone); an open Store would also keep
+// the old dimension and in-memory indexes after the vectors changed under it.
 func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, progress func(done, total int)) (int, error) {
 	if batch <= 0 {
 		batch = DefaultReembedBatch
@@ -66,7 +72,7 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 		return 0, fmt.Errorf("episode store: reembed: %s: no such store", path)
 	}
 	// Not Open: the recorded identity is the old one, which is the point.
-	s := &Store{embedder: e, dim: id.Dim}
+	s := &Store{path: path, embedder: e, dim: id.Dim}
 	db, err := sql.Open("sqlite3", dsn(path, DefaultBusyTimeout))
 	if err != nil {
 		return 0, fmt.Errorf("episode store: reembed: %w", err)
@@ -139,10 +145,10 @@ const maxListed = 100
 // has its quantized vector and every vector sits in its episode's user
 // partition; that the per-person episode counts are right; and that SQLite's
 // own integrity check passes. It reads only.
-func (s *Store) Check(ctx context.Context, path string) (CheckReport, error) {
+func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 	var r CheckReport
 	var err error
-	if r.Stats, err = s.Stats(ctx, path); err != nil {
+	if r.Stats, err = s.Stats(ctx); err != nil {
 		return r, err
 	}
 	if err := s.checkIdentity(ctx, &r); err != nil {

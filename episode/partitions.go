@@ -3,7 +3,6 @@ package episode
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -204,72 +203,6 @@ func (p *partitions) forget(user string) {
 		p.drop(pi)
 		pi.mu.Unlock()
 	}
-}
-
-// Nearest returns, for each query vector, the k nearest episodes of user by
-// cosine distance, nearest first, with the filter applied, in one pass over
-// the person's vectors. A partition of at least Options.IndexMin episodes is
-// searched in memory (vecindex: ternary sign codes, then int8 rescoring of
-// the best vecindex.DefaultPool, so the order is approximate at the far end
-// of the pool); a smaller one by vec0's exact scan, query by query. The
-// in-memory index is loaded on the first search and kept up to date by this
-// Store's writes; a write by another process is noticed by the partition's
-// generation and reloads it.
-func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k int, f Filter) ([][]Hit, error) {
-	out := make([][]Hit, len(vecs))
-	if k <= 0 || len(vecs) == 0 {
-		return out, nil
-	}
-	for i, v := range vecs {
-		if len(v) != s.dim {
-			return nil, fmt.Errorf("episode store: nearest: query %d has %d dimensions, the store's embedder %s has %d", i, len(v), s.embedder.Identity(), s.dim)
-		}
-	}
-	var gen, size int64
-	err := s.queryRow(ctx, `SELECT gen, episodes FROM partitions WHERE user = ?`, user).Scan(&gen, &size)
-	if errors.Is(err, sql.ErrNoRows) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("episode store: nearest: %w", err)
-	}
-	if s.parts.min < 0 || size < int64(s.parts.min) {
-		for i, v := range vecs {
-			if out[i], err = s.KNN(ctx, user, v, k, f); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	pi := s.parts.entry(user)
-	pi.mu.RLock()
-	if pi.x == nil || pi.gen != gen {
-		pi.mu.RUnlock()
-		if err := s.load(ctx, user, int(size), pi); err != nil {
-			return nil, fmt.Errorf("episode store: nearest: load %q: %w", clipForError(user), err)
-		}
-		pi.mu.RLock()
-	}
-	defer pi.mu.RUnlock()
-	if pi.x == nil { // dropped again meanwhile; rare
-		for i, v := range vecs {
-			if out[i], err = s.KNN(ctx, user, v, k, f); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	res, err := pi.x.Search(vecs, k, vecFilter(f), 0)
-	if err != nil {
-		return nil, fmt.Errorf("episode store: nearest: %w", err)
-	}
-	for i, rs := range res {
-		out[i] = make([]Hit, len(rs))
-		for j, r := range rs {
-			out[i][j] = Hit{ID: r.ID, Score: r.Distance}
-		}
-	}
-	return out, nil
 }
 
 // load reads user's quantized vectors and their generation in one statement

@@ -2,6 +2,7 @@ package episode
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -48,7 +49,7 @@ func TestNearestMatchesKNN(t *testing.T) {
 			t.Fatal(err)
 		}
 		for qi, v := range vecs {
-			want, _ := s.KNN(ctx, "a", v, 10, f)
+			want, _ := s.knn(ctx, "a", v, 10, f)
 			// The int8 distances may order near-ties differently: compare as sets, and the first.
 			g, w := hitIDs(got[qi]), hitIDs(want)
 			if len(g) != len(w) {
@@ -135,12 +136,55 @@ func TestNearestSmallPartitionUsesKNN(t *testing.T) {
 	s.Add(ctx, topicEpisodes("a", 20))
 	vecs, _ := s.Embedder().Embed(ctx, []string{"カレー"})
 	got, err := s.Nearest(ctx, "a", vecs, 5, Filter{})
-	want, _ := s.KNN(ctx, "a", vecs[0], 5, Filter{})
+	want, _ := s.knn(ctx, "a", vecs[0], 5, Filter{})
 	if err != nil || !slices.Equal(hitIDs(got[0]), hitIDs(want)) {
 		t.Fatalf("Nearest %v (%v), KNN %v", got, err, want)
 	}
 	if len(s.parts.m) != 0 {
 		t.Fatalf("a small partition was indexed: %v", s.parts.m)
+	}
+}
+
+// TestNearestExactScan: with IndexMin -1 even a big partition is scanned by
+// vec0, query by query (concurrently): Nearest over several query vectors
+// returns, in their order, exactly what each query's own exact scan returns,
+// distances included, and holds nothing in memory.
+func TestNearestExactScan(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "x.db"), Options{IndexMin: -1})
+	if _, err := s.Add(ctx, topicEpisodes("a", DefaultIndexMin+44)); err != nil {
+		t.Fatal(err)
+	}
+	s.Add(ctx, topicEpisodes("b", 50))
+	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメンの話", "猫と散歩した", "雨の日の映画"})
+	for _, f := range []Filter{{}, {Since: day.Add(50 * time.Hour), Until: day.Add(120 * time.Hour)}} {
+		for _, k := range []int{1, 10, 500} {
+			for _, qs := range [][][]float32{vecs[:1], vecs[:2], vecs} {
+				got, err := s.Nearest(ctx, "a", qs, k, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(qs) {
+					t.Fatalf("%d lists for %d queries", len(got), len(qs))
+				}
+				for qi, v := range qs {
+					want, err := s.knn(ctx, "a", v, k, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got[qi], want) {
+						t.Fatalf("k %d, %d queries, query %d: %v, exact scan %v", k, len(qs), qi, got[qi], want)
+					}
+				}
+			}
+		}
+	}
+	if len(s.parts.m) != 0 {
+		t.Fatalf("IndexMin -1 indexed a partition: %v", s.parts.m)
+	}
+	nan := slices.Clone(vecs[1])
+	nan[0] = float32(math.NaN())
+	if _, err := s.Nearest(ctx, "a", [][]float32{vecs[0], nan}, 5, Filter{}); err == nil {
+		t.Fatal("a NaN in the second query was accepted")
 	}
 }
 

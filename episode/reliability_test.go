@@ -24,7 +24,7 @@ func TestCheckAndReindex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 {
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("healthy store: %v, %v", r.Problems, err)
 	}
 	// Break it behind the store's back: lose an FTS row, a vector and a
@@ -40,7 +40,7 @@ func TestCheckAndReindex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := s.Check(ctx, path)
+	r, err := s.Check(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +54,10 @@ func TestCheckAndReindex(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("Reindex = %d, %v", n, err)
 	}
-	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 {
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("after reindex: %v, %v", r.Problems, err)
 	}
-	hits, _ := s.BM25(ctx, "a", `"ラーメン"`, 5, Filter{})
+	hits, _ := s.BM25(ctx, "a", []string{"ラーメン"}, 5, Filter{})
 	if len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("BM25 after reindex = %+v", hits)
 	}
@@ -73,7 +73,7 @@ func TestCheckIdentity(t *testing.T) {
 	if _, err := s.Add(ctx, []Episode{ep("a", "ラーメン", "", day), ep("b", "うどん", "", day)}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Check(ctx, path)
+	r, err := s.Check(ctx)
 	if err != nil || len(r.Problems) != 0 || r.Recorded.Embedder != s.Embedder().Identity() || r.VectorDim != 64 ||
 		r.Recorded.Analyzer != s.Analyzer().Name() || r.Recorded.SchemaVersion != SchemaVersion {
 		t.Fatalf("healthy store: %+v, %v", r, err)
@@ -88,7 +88,7 @@ func TestCheckIdentity(t *testing.T) {
 		if _, err := s.db.Exec(tc.sql); err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.Check(ctx, path)
+		r, err := s.Check(ctx)
 		if err != nil || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], tc.want) {
 			t.Errorf("after %s: problems %q, %v; want %q", tc.sql, r.Problems, err, tc.want)
 		}
@@ -109,7 +109,7 @@ func TestCheckIdentity(t *testing.T) {
 	}
 	s.Close()
 	s = openStore(t, path, Options{Embedder: hashEmbedder(t, 32)})
-	r, err = s.Check(ctx, path)
+	r, err = s.Check(ctx)
 	if err != nil || r.VectorDim != 64 || len(r.MissingQuantized) != 2 || len(r.Problems) != 2 ||
 		!strings.Contains(r.Problems[0], "the vector table holds 64-dimension vectors, the embedder hash-") {
 		t.Fatalf("check of a 64-dimension table recorded as 32: %+v, %v", r, err)
@@ -117,7 +117,7 @@ func TestCheckIdentity(t *testing.T) {
 	if n, err := s.Reindex(ctx, nil); err != nil || n != 2 {
 		t.Fatalf("Reindex = %d, %v", n, err)
 	}
-	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 || r.VectorDim != 32 {
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 || r.VectorDim != 32 {
 		t.Fatalf("after reindex: %+v, %v", r, err)
 	}
 }
@@ -152,7 +152,7 @@ func TestIDsNeverReused(t *testing.T) {
 	if err != nil || seen[ids[0]] {
 		t.Fatalf("b's episode got id %v (%v); ids given before: %v", ids, err, seen)
 	}
-	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 {
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("check: %v, %v", r.Problems, err)
 	}
 }
@@ -261,10 +261,10 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 				near, err := s.Nearest(ctx, user, vec, 20, Filter{})
 				var knn, bm25 []Hit
 				if err == nil {
-					knn, err = s.KNN(ctx, user, vec[0], 20, Filter{})
+					knn, err = s.knn(ctx, user, vec[0], 20, Filter{})
 				}
 				if err == nil {
-					bm25, err = s.BM25(ctx, user, `"ラーメン"`, 20, Filter{})
+					bm25, err = s.BM25(ctx, user, []string{"ラーメン"}, 20, Filter{})
 				}
 				var got []Episode
 				if err == nil {
@@ -320,7 +320,7 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 		return
 	}
 
-	r, err := s.Check(ctx, path)
+	r, err := s.Check(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +533,7 @@ func checkCrashedStore(t *testing.T, path string, round int) int {
 		t.Fatalf("round %d: reopen: %v", round, err)
 	}
 	defer s.Close()
-	r, err := s.Check(ctx, path)
+	r, err := s.Check(ctx)
 	if err != nil || len(r.Problems) != 0 {
 		t.Fatalf("round %d: check: %v, %v", round, r.Problems, err)
 	}
@@ -577,7 +577,7 @@ func checkCrashedStore(t *testing.T, path string, round int) int {
 			t.Fatal(err)
 		}
 		vec, _ := s.Embedder().Embed(ctx, []string{e.EmbedText()})
-		hits, err := s.KNN(ctx, e.User, vec[0], 1, Filter{})
+		hits, err := s.knn(ctx, e.User, vec[0], 1, Filter{})
 		if err != nil || len(hits) != 1 || hits[0].ID != id {
 			t.Fatalf("round %d: episode %d's own vector finds %+v, %v", round, id, hits, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/omoide/omoide/tokenize"
@@ -23,7 +24,7 @@ type Filter struct {
 }
 
 // Hit is one search result: an episode id and the engine's score (cosine
-// distance for KNN, bm25 for BM25: lower is better for both).
+// distance for Nearest, bm25 for BM25: lower is better for both).
 type Hit struct {
 	ID    int64
 	Score float64
@@ -81,9 +82,95 @@ func (f Filter) Admits(e Episode) bool {
 	return true
 }
 
-// KNN returns the k nearest episodes of user to vec by cosine distance,
-// nearest first, with the filter applied inside the vector scan.
-func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Filter) ([]Hit, error) {
+// The searches, which read only. They are what a retriever asks of the
+// store: the nearest vectors (Nearest), the full-text index (BM25, DocFreq,
+// Holds, IndexedTerms) and the order in time (Adjacent, Between). Each keeps
+// to one user's episodes, but for DocFreq (counts over the whole store) and
+// IndexedTerms (by episode id).
+
+// Nearest returns, for each query vector, the k nearest episodes of user by
+// cosine distance, nearest first, with the filter applied. The store decides
+// how to scan: a partition of at least Options.IndexMin episodes is searched
+// in memory, all queries in one pass (vecindex: ternary sign codes, then int8
+// rescoring of the best vecindex.DefaultPool, so the order is approximate at
+// the far end of the pool); a smaller one, or any with IndexMin < 0, by
+// vec0's exact scan, one per query, run concurrently. The in-memory index is
+// loaded on the first search and kept up to date by this Store's writes; a
+// write by another process is noticed by the partition's generation and
+// reloads it.
+func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k int, f Filter) ([][]Hit, error) {
+	out := make([][]Hit, len(vecs))
+	if k <= 0 || len(vecs) == 0 {
+		return out, nil
+	}
+	for i, v := range vecs {
+		if len(v) != s.dim {
+			return nil, fmt.Errorf("episode store: nearest: query %d has %d dimensions, the store's embedder %s has %d", i, len(v), s.embedder.Identity(), s.dim)
+		}
+	}
+	var gen, size int64
+	err := s.queryRow(ctx, `SELECT gen, episodes FROM partitions WHERE user = ?`, user).Scan(&gen, &size)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("episode store: nearest: %w", err)
+	}
+	if s.parts.min < 0 || size < int64(s.parts.min) {
+		return s.exact(ctx, user, vecs, k, f)
+	}
+	pi := s.parts.entry(user)
+	pi.mu.RLock()
+	if pi.x == nil || pi.gen != gen {
+		pi.mu.RUnlock()
+		if err := s.load(ctx, user, int(size), pi); err != nil {
+			return nil, fmt.Errorf("episode store: nearest: load %q: %w", clipForError(user), err)
+		}
+		pi.mu.RLock()
+	}
+	defer pi.mu.RUnlock()
+	if pi.x == nil { // dropped again meanwhile; rare
+		return s.exact(ctx, user, vecs, k, f)
+	}
+	res, err := pi.x.Search(vecs, k, vecFilter(f), 0)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: nearest: %w", err)
+	}
+	for i, rs := range res {
+		out[i] = make([]Hit, len(rs))
+		for j, r := range rs {
+			out[i][j] = Hit{ID: r.ID, Score: r.Distance}
+		}
+	}
+	return out, nil
+}
+
+// exact returns, for each query vector, vec0's exact k nearest episodes of
+// user (knn). Each scan is a cgo call of its own: with several queries they
+// run concurrently, the first on this goroutine. The lists come in the order
+// of vecs; of several errors, the first query's is returned.
+func (s *Store) exact(ctx context.Context, user string, vecs [][]float32, k int, f Filter) ([][]Hit, error) {
+	out := make([][]Hit, len(vecs))
+	errs := make([]error, len(vecs))
+	var wg sync.WaitGroup
+	for i := 1; i < len(vecs); i++ {
+		wg.Go(func() { out[i], errs[i] = s.knn(ctx, user, vecs[i], k, f) })
+	}
+	if len(vecs) > 0 {
+		out[0], errs[0] = s.knn(ctx, user, vecs[0], k, f)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// knn returns the k nearest episodes of user to vec by cosine distance,
+// nearest first, with the filter applied inside vec0's exact scan.
+func (s *Store) knn(ctx context.Context, user string, vec []float32, k int, f Filter) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -106,15 +193,20 @@ func (s *Store) KNN(ctx context.Context, user string, vec []float32, k int, f Fi
 // the other people's rows it filters out.
 const personFilterShare = 0.5
 
-// BM25 returns up to k episodes of user matching the FTS5 expression match
-// (built with tokenize.MatchQuery) in the text columns, best bm25 first, ties
-// by id. An empty match returns nothing without querying. When user holds
-// less than half the store, only their rows are matched and scored: the
-// expression is ANDed with the person's token (PersonToken) in the person
-// column, which weighs nothing in bm25; the join on the episode's user
-// decides in every case.
-func (s *Store) BM25(ctx context.Context, user, match string, k int, f Filter) ([]Hit, error) {
-	if k <= 0 || match == "" {
+// BM25 returns up to k episodes of user holding any of terms (as the
+// store's analyzer makes them) in the text columns, best bm25 first, ties by
+// id. The terms are ORed into one FTS5 expression by tokenize.MatchQuery,
+// which quotes each; no terms (or none with content) return nothing without
+// querying. When user holds less than half the store, only their rows are
+// matched and scored: the expression is ANDed with the person's token
+// (PersonToken) in the person column, which weighs nothing in bm25; the join
+// on the episode's user decides in every case.
+func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f Filter) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	match := tokenize.MatchQuery(terms)
+	if match == "" {
 		return nil, nil
 	}
 	mine, err := s.Count(ctx, user)

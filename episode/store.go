@@ -49,8 +49,18 @@ type Options struct {
 // FTS5 index of their analyzed text and a vec0 index of their vectors,
 // partitioned by user. It is safe for concurrent use by multiple goroutines;
 // writes are serialized by SQLite (WAL, immediate transactions).
+//
+// Its methods, by group:
+//   - lifecycle: Open, Close, Path, Embedder, Analyzer, Meta, and DB for tests;
+//   - writes: Add, Delete, DeleteUser;
+//   - reads: Get, GetMany, IDByExternal, Recent, Count;
+//   - search (search.go): Nearest, BM25, DocFreq, Holds, IndexedTerms,
+//     Adjacent, Between;
+//   - maintenance (maintain.go): Stats, Check, Reindex, and the function
+//     Reembed, which works on the path of a store that is not open.
 type Store struct {
 	db       *sql.DB
+	path     string // the database file, as given to Open
 	embedder embed.Embedder
 	analyzer tokenize.Analyzer
 	dim      int
@@ -138,7 +148,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, embedder: opts.Embedder, dim: id.Dim, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
+	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
 	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -185,14 +195,18 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
+// Path returns the database file the store was opened at.
+func (s *Store) Path() string { return s.path }
+
 // Embedder returns the store's embedder.
 func (s *Store) Embedder() embed.Embedder { return s.embedder }
 
 // Analyzer returns the analyzer of the store's FTS5 index.
 func (s *Store) Analyzer() tokenize.Analyzer { return s.analyzer }
 
-// DB returns the underlying database, for tools (stats, checks); callers must
-// not write to it.
+// DB returns the underlying database. Only tests use it, to look at rows or
+// to damage a store for Check and Reindex; a write through it bypasses the
+// Store's counts and in-memory indexes.
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Add stores episodes in one transaction: each episode, its FTS row and its

@@ -276,7 +276,7 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 	}
 	vec, _ := s.Embedder().Embed(ctx, []string{text})
 	f := Filter{Kinds: []Kind{KindEpisode}, States: []State{StateRaw, StateValidated, StateConsolidated}, Since: day.AddDate(-1, 0, 0)}
-	hits, err := s.KNN(ctx, "a", vec[0], 10, f)
+	hits, err := s.knn(ctx, "a", vec[0], 10, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,11 +287,11 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 		t.Fatalf("distance of an identical text = %v", hits[0].Score)
 	}
 	// The zero filter admits every kind, state and time, sensitivity normal only.
-	hits, _ = s.KNN(ctx, "a", vec[0], 10, Filter{})
+	hits, _ = s.knn(ctx, "a", vec[0], 10, Filter{})
 	if len(hits) != 4 {
 		t.Fatalf("zero filter: %d hits, want 4", len(hits))
 	}
-	if _, err := s.KNN(ctx, "a", []float32{1}, 10, f); err == nil {
+	if _, err := s.knn(ctx, "a", []float32{1}, 10, f); err == nil {
 		t.Fatal("KNN with a wrong-size vector did not fail")
 	}
 	// Filter.Admits decides as the searches' SQL does, episode by episode.
@@ -301,7 +301,7 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 	}
 	until := Filter{Until: day, MaxSensitivity: SensitivitySecret}
 	for _, f := range []Filter{f, {}, until, {Kinds: []Kind{KindFact}, MaxSensitivity: SensitivitySecret}} {
-		hits, err := s.KNN(ctx, "a", vec[0], 10, f)
+		hits, err := s.knn(ctx, "a", vec[0], 10, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +327,7 @@ func TestBM25FindsWordsInsideJapaneseClauses(t *testing.T) {
 			if _, err := s.Add(ctx, []Episode{ep("a", "昨日ラーメンを食べた", "", day), ep("b", "ラーメン", "", day)}); err != nil {
 				t.Fatal(err)
 			}
-			hits, err := s.BM25(ctx, "a", tokenize.MatchQuery(tt.analyzer.Terms("ラーメン")), 10, Filter{})
+			hits, err := s.BM25(ctx, "a", tt.analyzer.Terms("ラーメン"), 10, Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,8 +344,45 @@ func TestBM25HostileQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`"`, `NEAR(`, `col:x`, `*`, `^x`, "a\x00b", `AND OR NOT`, `)`, ""} {
-		if _, err := s.BM25(ctx, "a", tokenize.MatchQuery(s.Analyzer().Terms(q)), 10, Filter{}); err != nil {
+		if _, err := s.BM25(ctx, "a", s.Analyzer().Terms(q), 10, Filter{}); err != nil {
 			t.Errorf("query %q: %v", q, err)
+		}
+	}
+}
+
+// TestBM25Terms: BM25 quotes each term itself (tokenize.MatchQuery), so a
+// term FTS5 would read as syntax (AND, a double quote, NEAR) is searched as
+// text, and no terms, or none with content, search nothing.
+func TestBM25Terms(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "x.db"), Options{Analyzer: tokenize.Raw()})
+	ids, err := s.Add(ctx, []Episode{ep("a", `he said "NEAR(x y)" AND col:x`, "", day), ep("a", "ラーメン", "", day), ep("b", "and ラーメン", "", day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		terms []string
+		want  []int64
+	}{
+		{nil, nil},
+		{[]string{}, nil},
+		{[]string{"\x00", " "}, nil}, // nothing left once MatchQuery drops what FTS5 cannot take
+		{[]string{"AND"}, ids[:1]},
+		{[]string{"NOT", "ラーメン"}, ids[1:2]},
+		{[]string{`"NEAR(x`}, ids[:1]}, // the quote doubled: the phrase "near x"
+		{[]string{`"`}, nil},
+		{[]string{`col:x`}, ids[:1]},
+	} {
+		hits, err := s.BM25(ctx, "a", tt.terms, 10, Filter{})
+		if err != nil {
+			t.Errorf("terms %q: %v", tt.terms, err)
+			continue
+		}
+		var got []int64
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("terms %q: hits %v, want %v", tt.terms, got, tt.want)
 		}
 	}
 }
@@ -410,7 +447,7 @@ func TestConcurrentAddAndRead(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 20 {
-				if _, err := s.BM25(ctx, "u", `"message"`, 5, Filter{}); err != nil {
+				if _, err := s.BM25(ctx, "u", []string{"message"}, 5, Filter{}); err != nil {
 					errs <- err
 				}
 			}
@@ -433,7 +470,10 @@ func TestStatsAndReembed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.Stats(ctx, path)
+	if s.Path() != path {
+		t.Fatalf("Path() = %q, want %q", s.Path(), path)
+	}
+	st, err := s.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +501,7 @@ func TestStatsAndReembed(t *testing.T) {
 	}
 	s2 := openStore(t, path, Options{Embedder: hashEmbedder(t, 32)})
 	vec, _ := s2.Embedder().Embed(ctx, []string{"ラーメン"})
-	hits, err := s2.KNN(ctx, "a", vec[0], 1, Filter{})
+	hits, err := s2.knn(ctx, "a", vec[0], 1, Filter{})
 	if err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("KNN after reembed = %+v, %v", hits, err)
 	}
@@ -482,7 +522,7 @@ func TestBetweenAndUntil(t *testing.T) {
 		t.Fatalf("Between newest first, limit 2 = %+v", got)
 	}
 	vec, _ := s.Embedder().Embed(ctx, []string{"a"})
-	hits, _ := s.KNN(ctx, "u", vec[0], 10, Filter{Until: day.Add(time.Hour)})
+	hits, _ := s.knn(ctx, "u", vec[0], 10, Filter{Until: day.Add(time.Hour)})
 	if len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("KNN with Until = %+v", hits)
 	}
@@ -541,11 +581,11 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("after migrating 1 -> %d: DocFreq = %v, %v", SchemaVersion, df, err)
 	}
 	// Version 4 gave every FTS row its person: BM25 finds a's episode only.
-	hits, err := s.BM25(ctx, "a", `"ラーメン"`, 5, Filter{})
+	hits, err := s.BM25(ctx, "a", []string{"ラーメン"}, 5, Filter{})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after migrating 1 -> %d: BM25 = %v, %v", SchemaVersion, hits, err)
 	}
-	if r, err := s.Check(ctx, path); err != nil || len(r.Problems) != 0 {
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("after migrating: check: %v, %v", r.Problems, err)
 	}
 	// Version 3 quantized the stored vector: the in-memory index finds it.
@@ -573,7 +613,7 @@ func TestBM25OnlyThePersonsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for user, want := range map[string]int{"many": 3, "few": 1, "nobody": 0} {
-		hits, err := s.BM25(ctx, user, `"ラーメン"`, 10, Filter{})
+		hits, err := s.BM25(ctx, user, []string{"ラーメン"}, 10, Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

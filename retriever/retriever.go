@@ -35,9 +35,8 @@ type Store interface {
 	Embedder() embed.Embedder
 	Analyzer() tokenize.Analyzer
 	Recent(ctx context.Context, user string, n int) ([]episode.Episode, error)
-	KNN(ctx context.Context, user string, vec []float32, k int, f episode.Filter) ([]episode.Hit, error)
 	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error)
-	BM25(ctx context.Context, user, match string, k int, f episode.Filter) ([]episode.Hit, error)
+	BM25(ctx context.Context, user string, terms []string, k int, f episode.Filter) ([]episode.Hit, error)
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	Count(ctx context.Context, user string) (int, error)
 	IndexedTerms(ctx context.Context, ids []int64) ([][]string, error)
@@ -942,7 +941,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 			bm25Ran = bm25Ran || match != ""
 			bm25 = append(bm25, func() {
 				t := time.Now()
-				a.bm25[i], bm25Errs[i] = r.store.BM25(ctx, user, match, r.opts.BM25K, f)
+				a.bm25[i], bm25Errs[i] = r.store.BM25(ctx, user, terms[i], r.opts.BM25K, f)
 				longest(&tr.BM25, t)
 				tr.BM25Hits[i] = len(a.bm25[i])
 			})
@@ -950,7 +949,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 		if window != nil {
 			bm25 = append(bm25, func() {
 				t := time.Now()
-				a.window[1], winErrs[1] = r.store.BM25(ctx, user, tr.BM25Match[0], r.opts.BM25K, *window)
+				a.window[1], winErrs[1] = r.store.BM25(ctx, user, terms[0], r.opts.BM25K, *window)
 				longest(&tr.BM25, t)
 			})
 		}
@@ -980,7 +979,7 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 		case err != nil:
 			wg.Wait()
 			return a, fmt.Errorf("retriever: embed queries: %w", err)
-		case r.opts.OneVectorScan:
+		default:
 			t := time.Now()
 			a.knn, knnErrs[0] = r.store.Nearest(ctx, user, vecs, r.opts.KNNK, f)
 			for i := range a.knn {
@@ -994,23 +993,6 @@ func (r *Retriever) search(ctx context.Context, user string, q queryTexts, f epi
 				}
 			}
 			longest(&tr.KNN, t)
-		default:
-			a.knn = make([][]episode.Hit, n)
-			for i, v := range vecs {
-				wg.Go(func() {
-					t := time.Now()
-					a.knn[i], knnErrs[i] = r.store.KNN(ctx, user, v, r.opts.KNNK, f)
-					longest(&tr.KNN, t)
-					tr.KNNHits[i] = len(a.knn[i])
-				})
-			}
-			if window != nil {
-				wg.Go(func() {
-					t := time.Now()
-					a.window[0], winErrs[0] = r.store.KNN(ctx, user, vecs[0], r.opts.KNNK, *window)
-					longest(&tr.KNN, t)
-				})
-			}
 		}
 	}
 	takeBM25()

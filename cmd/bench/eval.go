@@ -120,11 +120,26 @@ func subsample[T any](xs []T, limit int, seed uint64) []T {
 	return out
 }
 
-// suiteStores holds one store per analyzer for a suite, in a temporary folder.
+// suiteStores holds the stores of a suite, in a temporary folder: one
+// database per analyzer, opened once per IndexMin its configurations need.
 type suiteStores struct {
-	dir    string
-	stores map[string]*episode.Store // by analyzer name
-	ingest map[string]time.Duration
+	dir      string
+	indexMin int // the -index-min flag
+	stores   map[storeKey]*episode.Store
+	ingest   map[string]time.Duration // by analyzer name
+}
+
+// storeKey names an open store: the analyzer of its database and the
+// IndexMin it was opened with.
+type storeKey struct {
+	analyzer string
+	indexMin int
+}
+
+// of returns the store that configuration c retrieves from: its analyzer's,
+// opened with the IndexMin its options need (omoide.StoreIndexMin).
+func (s *suiteStores) of(c config) *episode.Store {
+	return s.stores[storeKey{c.Analyzer, omoide.StoreIndexMin(c.Opts, s.indexMin)}]
 }
 
 func (s *suiteStores) Close() {
@@ -138,7 +153,9 @@ func (s *suiteStores) Close() {
 // store holding the suite's episodes. Configurations that differ only in
 // retriever options share a store: retrieval never writes, so sharing is the
 // same as one store each, and the suite is ingested once per analyzer instead
-// of once per configuration. The CPU-bound work (the embeddings and each
+// of once per configuration. The database is opened once more for each other
+// IndexMin its configurations need (the reference preset's exact scan next to
+// the default's in-memory index). The CPU-bound work (the embeddings and each
 // analyzer's Index) is computed first on workers goroutines and served to
 // Store.Add from a cache, so the stores are the same as with a plain Add,
 // built in the same order (the same ids), only faster.
@@ -202,26 +219,42 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 	if err != nil {
 		return nil, err
 	}
-	ss := &suiteStores{dir: dir, stores: map[string]*episode.Store{}, ingest: map[string]time.Duration{}}
+	ss := &suiteStores{dir: dir, indexMin: ef.indexMin, stores: map[storeKey]*episode.Store{}, ingest: map[string]time.Duration{}}
 	errs := make([]error, len(cached))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for i, a := range cached {
+		var mins []int // the IndexMins a's configurations need; the first opens the store that ingests
+		for _, c := range cfgs {
+			if m := omoide.StoreIndexMin(c.Opts, ef.indexMin); c.Analyzer == a.Name() && !slices.Contains(mins, m) {
+				mins = append(mins, m)
+			}
+		}
 		wg.Go(func() {
 			t := time.Now()
-			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, a.Name()+".db"), Embedder: embedder, Analyzer: a, IndexMin: ef.indexMin})
-			if err != nil {
-				errs[i] = err
-				return
+			for j, m := range mins {
+				st, err := episode.Open(ctx, filepath.Join(dir, a.Name()+".db"), episode.Options{Embedder: embedder, Analyzer: a, IndexMin: m})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				mu.Lock()
+				ss.stores[storeKey{a.Name(), m}] = st
+				mu.Unlock()
+				if j > 0 {
+					continue
+				}
+				for from := 0; from < len(eps) && err == nil; from += 500 {
+					_, err = st.Add(ctx, eps[from:min(from+500, len(eps))])
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				mu.Lock()
+				ss.ingest[a.Name()] = time.Since(t) + prep
+				mu.Unlock()
 			}
-			for from := 0; from < len(eps) && err == nil; from += 500 {
-				_, err = mem.Add(ctx, eps[from:min(from+500, len(eps))]...)
-			}
-			mu.Lock()
-			ss.stores[a.Name()] = mem.Store
-			ss.ingest[a.Name()] = time.Since(t) + prep
-			mu.Unlock()
-			errs[i] = err
 		})
 	}
 	wg.Wait()
@@ -416,7 +449,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				fmt.Fprintf(stderr, "  %s %s: same analyzer and options as %s: its results\n", s.Name, c.Label(), cfgs[j].Label())
 				continue
 			}
-			r, err := retriever.New(stores.stores[c.Analyzer], c.Opts)
+			r, err := retriever.New(stores.of(c), c.Opts)
 			if err != nil {
 				stores.Close()
 				return err

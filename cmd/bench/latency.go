@@ -435,7 +435,7 @@ func measurePreset(ctx context.Context, path, preset string, opts *retriever.Opt
 			break
 		}
 	}
-	st, err := mem.Store.Stats(ctx, path)
+	st, err := mem.Store.Stats(ctx)
 	if err != nil {
 		return m, err
 	}

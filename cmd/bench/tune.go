@@ -525,7 +525,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		r, err := retriever.New(stores.stores[cfg.Analyzer], cfg.Opts)
+		r, err := retriever.New(stores.of(cfg), cfg.Opts)
 		if err != nil {
 			stores.Close()
 			return err
@@ -546,7 +546,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		})
 		if err == nil && cfg.Opts.NeighborShare > 0 {
 			for i := range qs {
-				if err = withAdjacency(ctx, stores.stores[cfg.Analyzer], s.Queries[i].User, qs[i].cands); err != nil {
+				if err = withAdjacency(ctx, stores.of(cfg), s.Queries[i].User, qs[i].cands); err != nil {
 					break
 				}
 			}

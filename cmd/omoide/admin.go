@@ -136,7 +136,7 @@ do not.
 		return err
 	}
 	defer store.Close()
-	st, err := store.Stats(ctx, sc.db)
+	st, err := store.Stats(ctx)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ the episodes.
 		return err
 	}
 	defer store.Close()
-	r, err := store.Check(ctx, sc.db)
+	r, err := store.Check(ctx)
 	if err != nil {
 		return err
 	}

@@ -133,7 +133,7 @@ logs message text, the token or the API key.
 		mem.Close()
 		return err
 	}
-	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, StorePath: sc.db, Logger: logger})
+	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger})
 	// Requests run under their own base context: the signal that stops the
 	// server must not cancel the writes in flight.
 	base, cancelBase := context.WithCancel(context.Background())
@@ -202,7 +202,6 @@ type serverConfig struct {
 	Token          string        // "" = no authentication
 	MaxBody        int64         // request body limit; 0 = 4 MiB
 	RequestTimeout time.Duration // per request; 0 = 30 s
-	StorePath      string        // for /healthz's file size
 	Logger         *slog.Logger  // nil = no logging
 }
 
@@ -654,7 +653,7 @@ func (s *server) forgetUser(w http.ResponseWriter, r *http.Request) (any, error)
 }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
-	st, err := s.mem.Store.Stats(r.Context(), s.cfg.StorePath)
+	st, err := s.mem.Store.Stats(r.Context())
 	if err != nil {
 		s.cfg.Logger.Error("health check failed", "error", err.Error())
 		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": err.Error()})
