@@ -62,7 +62,7 @@ func writeSuite(t *testing.T, dir string) {
 func runBench(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), args, &out, &errb); code != 0 {
+	if code := program.Run(context.Background(), args, &out, &errb); code != 0 {
 		t.Fatalf("bench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errb.String())
 	}
 	return out.String()

@@ -29,7 +29,7 @@ func clearEnv(t *testing.T) {
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = program.Run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

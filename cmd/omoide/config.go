@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -232,30 +231,6 @@ func (n noEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 func recordedIdentity(ctx context.Context, path string) (embed.Identity, error) {
 	m, err := episode.ReadMeta(ctx, path)
 	return m.Embedder, err
-}
-
-// parseArgs parses args like parse, but allows positional arguments among
-// the flags (omoide ingest a.jsonl -db x.db) and returns them. Everything
-// after "--" is positional.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // setUsage gives fs a usage message: the synopsis, the description, then the
