@@ -15,8 +15,17 @@
 //	         weights) offline from one retrieval per query, with a plot
 //
 // Every mode prints a table to stdout and, with -json FILE, writes its figures
-// as one JSON object. Run "bench <mode> -help" for a mode's flags. Exit
-// status: 0 on success, 1 on failure, 2 on a usage error.
+// as one JSON object.
+//
+// Every mode chooses the embedder with the flags of omoide's commands:
+// -embedder hash|openai, -endpoint URL, -model M, -dim N and -key-env NAME,
+// whose defaults come from the environment variables OMOIDE_EMBEDDER,
+// OMOIDE_ENDPOINT, OMOIDE_MODEL and OMOIDE_DIM (hash at 256 dimensions
+// without them), and with openai's request options -batch N and -dimensions.
+// -index-min sizes the in-memory vector indexes of the stores it builds.
+//
+// Run "bench <mode> -help" for a mode's flags. Exit status: 0 on success, 1
+// on failure, 2 on a usage error.
 package main
 
 import (

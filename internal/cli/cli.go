@@ -1,6 +1,7 @@
 // Package cli holds what the commands omoide and bench share: the dispatch
-// of a program's subcommands with its exit statuses, and flag parsing that
-// turns a bad flag into a usage error.
+// of a program's subcommands with its exit statuses, flag parsing that turns
+// a bad flag into a usage error, and the flags that choose the embedder
+// (EmbedderFlags).
 package cli
 
 import (
