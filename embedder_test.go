@@ -7,6 +7,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/tokenize"
 )
 
 // TestDefaultEmbedderWordFeatures pins the default embedder's word features
@@ -37,5 +38,46 @@ func TestDefaultEmbedderWordFeatures(t *testing.T) {
 		if math.Float32bits(got[0][i]) != math.Float32bits(want[0][i]) {
 			t.Fatalf("the default embedder's vector of %q differs at %d from the pinned word features: its words changed, so its Identity must too", text, i)
 		}
+	}
+}
+
+// TestNewHashEmbedder checks that NewHashEmbedder is the hash embedder the
+// commands built themselves before it (kagome terms, the -dim dimension), to
+// the bit, and that at dimension 0 it is DefaultEmbedder.
+func TestNewHashEmbedder(t *testing.T) {
+	texts := []string{"どこで何を食べたっけ", "中野の麺屋こはくで味噌バターラーメンを食べた", "ramen in Nakano"}
+	for _, dim := range []int{0, 512} {
+		got, err := omoide.NewHashEmbedder(dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := embed.NewHash(embed.HashOptions{Dim: dim, Terms: tokenize.Kagome().Terms})
+		embedders := []embed.Embedder{want}
+		if dim == 0 {
+			embedders = append(embedders, omoide.DefaultEmbedder())
+		}
+		gv, err := got.Embed(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range embedders {
+			if got.Identity() != w.Identity() {
+				t.Fatalf("dim %d: identity %v, want %v", dim, got.Identity(), w.Identity())
+			}
+			wv, err := w.Embed(context.Background(), texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range wv {
+				for j := range wv[i] {
+					if math.Float32bits(gv[i][j]) != math.Float32bits(wv[i][j]) {
+						t.Fatalf("dim %d: the vector of %q differs at %d", dim, texts[i], j)
+					}
+				}
+			}
+		}
+	}
+	if _, err := omoide.NewHashEmbedder(-1); err == nil {
+		t.Error("NewHashEmbedder(-1) did not fail")
 	}
 }

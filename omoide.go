@@ -59,10 +59,17 @@ type Config struct {
 
 // DefaultEmbedder returns the offline default embedder: the hash embedder
 // over character n-grams and kagome terms (lexical, not semantic; see
-// embed.Hash).
+// embed.Hash), at embed.DefaultHashDim dimensions.
 func DefaultEmbedder() embed.Embedder {
-	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms}) // fails only for a negative Dim
+	h, _ := NewHashEmbedder(0) // fails only for a negative dim
 	return h
+}
+
+// NewHashEmbedder returns the hash embedder of DefaultEmbedder with dim
+// dimensions (0 means embed.DefaultHashDim). It fails only for a negative
+// dim.
+func NewHashEmbedder(dim int) (*embed.Hash, error) {
+	return embed.NewHash(embed.HashOptions{Dim: dim, Terms: tokenize.Kagome().Terms})
 }
 
 // PresetOptions returns the retriever options and the analyzer of a preset.

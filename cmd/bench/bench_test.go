@@ -15,6 +15,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/retriever"
 )
@@ -59,13 +60,26 @@ func writeSuite(t *testing.T, dir string) {
 	}
 }
 
+// runBench runs bench with args and fails the test unless it exits 0.
 func runBench(t *testing.T, args ...string) string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), args, &out, &errb); code != 0 {
-		t.Fatalf("bench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errb.String())
+	code, out, errOut := benchStatus(t, args...)
+	if code != 0 {
+		t.Fatalf("bench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
 	}
-	return out.String()
+	return out
+}
+
+// benchStatus runs bench with args, the environment's embedder variables
+// cleared, and returns its exit status and output.
+func benchStatus(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	for _, k := range []string{cli.EnvEmbedder, cli.EnvEndpoint, cli.EnvModel, cli.EnvDim} {
+		t.Setenv(k, "")
+	}
+	var out, errb bytes.Buffer
+	code = program.Run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
 }
 
 func readReport(t *testing.T, path string) report {
@@ -145,6 +159,32 @@ func strip(s string) string {
 		keep = append(keep, strings.Join(fs, " "))
 	}
 	return strings.Join(keep, "\n")
+}
+
+// TestEmbedderFlags checks that bench takes omoide's embedder flags (-dim,
+// not -hash-dim) and reports their misuse as a usage error.
+func TestEmbedderFlags(t *testing.T) {
+	dir := t.TempDir()
+	writeSuite(t, dir)
+	jsonPath := filepath.Join(t.TempDir(), "eval.json")
+	runBench(t, "eval", "-suite", dir, "-preset", "default", "-limit", "3", "-dim", "512", "-json", jsonPath)
+	if p, _ := readReport(t, jsonPath).Params.(map[string]any); p["embedder"] != "hash-v1+w/512" {
+		t.Errorf("-dim 512: embedder %v", p["embedder"])
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-hash-dim", "512"}, "flag provided but not defined: -hash-dim"},
+		{[]string{"-openai-model", "m"}, "flag provided but not defined: -openai-model"},
+		{[]string{"-model", "m"}, "-model is for -embedder openai, not hash"},
+		{[]string{"-embedder", "openai", "-model", "m"}, "-embedder openai needs -dim"},
+	} {
+		args := append([]string{"eval", "-suite", dir}, tc.args...)
+		if code, _, errOut := benchStatus(t, args...); code != 2 || !strings.Contains(errOut, "bench eval: usage: ") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
 }
 
 func TestTuneSmoke(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -86,52 +86,31 @@ func configGrid(presets, arms, toks []string) ([]config, error) {
 	return out, nil
 }
 
-// embedFlags select the embedder.
+// embedFlags select the embedder, with the flags omoide's commands share
+// (cli.EmbedderFlags) and openai's request options, and size the in-memory
+// vector indexes of the stores built with it (-index-min).
 type embedFlags struct {
-	name, baseURL, model, keyEnv string
-	dim, batch, hashDim          int
-	dimensions                   bool
-	indexMin                     int
+	cli.EmbedderFlags
+	indexMin int
 }
 
 func (e *embedFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (offline, lexical; omoide.DefaultEmbedder) or openai")
-	fs.IntVar(&e.hashDim, "hash-dim", 0, "hash: the vector dimension (0: embed.DefaultHashDim)")
+	e.Register(fs)
+	e.RegisterRequest(fs)
 	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: episode.DefaultIndexMin; -1: never, vec0's exact scan)")
-	fs.StringVar(&e.baseURL, "openai-url", "", "openai: API root (default "+embed.DefaultOpenAIBaseURL+")")
-	fs.StringVar(&e.model, "openai-model", "", "openai: embedding model")
-	fs.IntVar(&e.dim, "openai-dim", 0, "openai: the model's vector dimension")
-	fs.IntVar(&e.batch, "openai-batch", 0, "openai: texts per request (0: the package default)")
-	fs.BoolVar(&e.dimensions, "openai-dimensions", false, "openai: send \"dimensions\" (text-embedding-3-*)")
-	fs.StringVar(&e.keyEnv, "openai-key-env", "OPENAI_API_KEY", "openai: environment variable holding the API key")
 }
 
-// embedder returns the selected embedder.
+// embedder validates the embedder flags and returns the embedder they select.
 func (e embedFlags) embedder() (embed.Embedder, error) {
-	switch e.name {
-	case "hash":
-		if e.hashDim == 0 {
-			return omoide.DefaultEmbedder(), nil
-		}
-		h, err := embed.NewHash(embed.HashOptions{Dim: e.hashDim, Terms: tokenize.Kagome().Terms})
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		return h, nil
-	case "openai":
-		o, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: e.baseURL, Model: e.model, APIKey: os.Getenv(e.keyEnv),
-			Dim: e.dim, BatchSize: e.batch, Dimensions: e.dimensions})
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		return o, nil
+	if err := e.Validate(); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%w: unknown embedder %q (want hash or openai)", errUsage, e.name)
+	return e.Embedder()
 }
 
 // local reports whether the embedder runs in this process (and so gains from
 // being run on every core).
-func (e embedFlags) local() bool { return e.name == "hash" }
+func (e embedFlags) local() bool { return e.Name == "hash" }
 
 // cachedEmbedder serves the vectors of the texts it holds and embeds the
 // others with its inner embedder; with record set it keeps those too. It has

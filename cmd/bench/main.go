@@ -15,103 +15,52 @@
 //	         weights) offline from one retrieval per query, with a plot
 //
 // Every mode prints a table to stdout and, with -json FILE, writes its figures
-// as one JSON object. Run "bench <mode> -help" for a mode's flags. Exit
-// status: 0 on success, 1 on failure, 2 on a usage error.
+// as one JSON object.
+//
+// Every mode chooses the embedder with the flags of omoide's commands:
+// -embedder hash|openai, -endpoint URL, -model M, -dim N and -key-env NAME,
+// whose defaults come from the environment variables OMOIDE_EMBEDDER,
+// OMOIDE_ENDPOINT, OMOIDE_MODEL and OMOIDE_DIM (hash at 256 dimensions
+// without them), and with openai's request options -batch N and -dimensions.
+// -index-min sizes the in-memory vector indexes of the stores it builds.
+//
+// Run "bench <mode> -help" for a mode's flags. Exit status: 0 on success, 1
+// on failure, 2 on a usage error.
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/omoide/omoide/internal/cli"
 )
 
-// mode is one subcommand.
-type mode struct {
-	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
-var modes = []mode{
-	{"latency", "per-stage latency, ingest rate, store size, peak RSS, open time (reference vs default)", runLatency},
-	{"eval", "ranking metrics and inject decisions on evaluation suites", runEval},
-	{"tune", "sweep the rerank thresholds (and weights) offline, with a plot", runTune},
-}
+// program is bench's command line.
+var program = cli.Program{Name: "bench", Noun: "mode", Commands: []cli.Command{
+	{Name: "latency", Summary: "per-stage latency, ingest rate, store size, peak RSS, open time (reference vs default)", Run: runLatency},
+	{Name: "eval", Summary: "ranking metrics and inject decisions on evaluation suites", Run: runEval},
+	{Name: "tune", Summary: "sweep the rerank thresholds (and weights) offline, with a plot", Run: runTune},
+}}
 
 // errUsage marks an error in how the command was called (exit status 2).
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { program.Main() }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	for _, m := range modes {
-		if m.name == args[0] {
-			err := m.run(ctx, args[1:], stdout, stderr)
-			switch {
-			case err == nil, errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "bench %s: %v\n", m.name, err)
-				return 2
-			default:
-				fmt.Fprintf(stderr, "bench %s: %v\n", m.name, err)
-				return 1
-			}
-		}
-	}
-	fmt.Fprintf(stderr, "bench: unknown mode %q\n", args[0])
-	usage(stderr)
-	return 2
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: bench <mode> [flags]\n\nmodes:")
-	for _, m := range modes {
-		fmt.Fprintf(w, "  %-8s %s\n", m.name, m.summary)
-	}
-	fmt.Fprintln(w, "\nRun \"bench <mode> -help\" for a mode's flags.")
-}
-
-// newFlagSet returns a flag set that reports errors instead of exiting.
+// newFlagSet returns the flag set of a mode, which reports errors instead of
+// exiting.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
+	return cli.NewFlagSet("bench", name, stderr)
 }
 
-// parse parses args, wrapping a bad flag as a usage error.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
-	return nil
-}
+// parse parses args, flags only, wrapping a bad flag as a usage error.
+var parse = cli.Parse
 
 // listFlag is a repeatable flag whose values may also be comma lists.
 type listFlag []string

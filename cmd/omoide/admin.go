@@ -199,7 +199,7 @@ func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := sc.mustExist(); err != nil {
 		return err
 	}
-	e, err := sc.newEmbedder()
+	e, err := sc.emb.Embedder()
 	if err != nil {
 		return err
 	}

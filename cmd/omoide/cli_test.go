@@ -15,12 +15,13 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/cli"
 )
 
 // clearEnv keeps the environment of the machine out of the tests.
 func clearEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{envDB, envEmbedder, envEndpoint, envModel, envDim, envPreset, envToken} {
+	for _, k := range []string{envDB, cli.EnvEmbedder, cli.EnvEndpoint, cli.EnvModel, cli.EnvDim, envPreset, envToken} {
 		t.Setenv(k, "")
 	}
 }
@@ -29,7 +30,7 @@ func clearEnv(t *testing.T) {
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = program.Run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -443,7 +444,7 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 	t.Run("OMOIDE_DIM", func(t *testing.T) {
-		t.Setenv(envDim, "many")
+		t.Setenv(cli.EnvDim, "many")
 		if code, _, errOut := runCLI(t, "stats", "-db", db); code != 2 || !strings.Contains(errOut, "OMOIDE_DIM") {
 			t.Errorf("exit %d, %q", code, errOut)
 		}

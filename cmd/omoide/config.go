@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,141 +13,50 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/memorypack"
-	"github.com/omoide/omoide/tokenize"
 )
 
 // stdin is what "-" reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// Environment variables that give the shared flags their defaults.
+// Environment variables that give the shared flags their defaults; those of
+// the embedder flags are cli.EnvEmbedder, cli.EnvEndpoint, cli.EnvModel and
+// cli.EnvDim.
 const (
-	envDB       = "OMOIDE_DB"
-	envEmbedder = "OMOIDE_EMBEDDER"
-	envEndpoint = "OMOIDE_ENDPOINT"
-	envModel    = "OMOIDE_MODEL"
-	envDim      = "OMOIDE_DIM"
-	envPreset   = "OMOIDE_PRESET"
-	envToken    = "OMOIDE_TOKEN"
+	envDB     = "OMOIDE_DB"
+	envPreset = "OMOIDE_PRESET"
+	envToken  = "OMOIDE_TOKEN"
 )
 
 // storeConfig is the configuration shared by the subcommands that open a
 // store: where it is, which embedder computes its vectors and which retriever
 // preset searches it.
 type storeConfig struct {
-	fs       *flag.FlagSet
-	db       string
-	embedder string
-	endpoint string
-	model    string
-	dim      int
-	keyEnv   string
-	preset   string
-	envErr   error // a bad OMOIDE_DIM, reported unless -dim is given
-}
-
-// envOr returns the environment variable name, or def when it is unset or
-// empty.
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
+	db     string
+	emb    cli.EmbedderFlags
+	preset string
 }
 
 // addStoreFlags registers the shared flags on fs, with their environment
 // fallbacks.
 func addStoreFlags(fs *flag.FlagSet) *storeConfig {
-	c := &storeConfig{fs: fs}
-	fs.StringVar(&c.db, "db", envOr(envDB, "omoide.db"), "the store, a SQLite database `file` (env "+envDB+")")
-	fs.StringVar(&c.embedder, "embedder", envOr(envEmbedder, "hash"),
-		"the embedder: hash (offline, lexical) or openai (any OpenAI-compatible /embeddings endpoint) (env "+envEmbedder+")")
-	fs.StringVar(&c.endpoint, "endpoint", os.Getenv(envEndpoint),
-		"openai: the API base `URL`, e.g. http://localhost:11434/v1 (default "+embed.DefaultOpenAIBaseURL+") (env "+envEndpoint+")")
-	fs.StringVar(&c.model, "model", os.Getenv(envModel), "openai: the embedding `model` (env "+envModel+")")
-	dim := 0
-	if v := os.Getenv(envDim); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			c.envErr = fmt.Errorf("environment variable %s=%q is not a positive integer", envDim, v)
-		} else {
-			dim = n
-		}
-	}
-	fs.IntVar(&c.dim, "dim", dim, "the vector dimension: required for openai; hash defaults to "+strconv.Itoa(embed.DefaultHashDim)+" (env "+envDim+")")
-	fs.StringVar(&c.keyEnv, "key-env", "OPENAI_API_KEY", "openai: the `name` of the environment variable that holds the API key (the key itself is never a flag)")
-	fs.StringVar(&c.preset, "preset", envOr(envPreset, omoide.PresetDefault), "the retriever preset: default or reference (env "+envPreset+")")
+	c := &storeConfig{}
+	fs.StringVar(&c.db, "db", cli.EnvOr(envDB, "omoide.db"), "the store, a SQLite database `file` (env "+envDB+")")
+	c.emb.Register(fs)
+	fs.StringVar(&c.preset, "preset", cli.EnvOr(envPreset, omoide.PresetDefault), "the retriever preset: default or reference (env "+envPreset+")")
 	return c
-}
-
-// set reports whether the flag name was given on the command line.
-func (c *storeConfig) set(name string) bool {
-	found := false
-	c.fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			found = true
-		}
-	})
-	return found
 }
 
 // validate checks the shared flags; every error it returns is a usage error.
 func (c *storeConfig) validate() error {
-	if c.envErr != nil && !c.set("dim") {
-		return fmt.Errorf("%w: %v", errUsage, c.envErr)
-	}
 	if c.db == "" {
 		return fmt.Errorf("%w: -db is empty", errUsage)
-	}
-	if c.dim < 0 {
-		return fmt.Errorf("%w: -dim %d: must be positive", errUsage, c.dim)
 	}
 	if _, _, err := omoide.PresetOptions(c.preset); err != nil {
 		return fmt.Errorf("%w: -preset %q: want %s or %s", errUsage, c.preset, omoide.PresetDefault, omoide.PresetReference)
 	}
-	switch c.embedder {
-	case "hash":
-		for _, name := range []string{"endpoint", "model"} {
-			if c.set(name) {
-				return fmt.Errorf("%w: -%s is for -embedder openai, not hash", errUsage, name)
-			}
-		}
-	case "openai":
-		if strings.TrimSpace(c.model) == "" {
-			return fmt.Errorf("%w: -embedder openai needs -model (or %s)", errUsage, envModel)
-		}
-		if c.dim == 0 {
-			return fmt.Errorf("%w: -embedder openai needs -dim, the model's vector dimension (or %s)", errUsage, envDim)
-		}
-		if c.keyEnv == "" {
-			return fmt.Errorf("%w: -key-env is empty", errUsage)
-		}
-	default:
-		return fmt.Errorf("%w: -embedder %q: want hash or openai", errUsage, c.embedder)
-	}
-	return nil
-}
-
-// newEmbedder returns the embedder the flags describe.
-func (c *storeConfig) newEmbedder() (embed.Embedder, error) {
-	if c.embedder == "openai" {
-		e, err := embed.NewOpenAI(embed.OpenAIConfig{
-			BaseURL: c.endpoint,
-			Model:   c.model,
-			APIKey:  os.Getenv(c.keyEnv),
-			Dim:     c.dim,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		return e, nil
-	}
-	// The same embedder as omoide.DefaultEmbedder, at the chosen dimension.
-	h, err := embed.NewHash(embed.HashOptions{Dim: c.dim, Terms: tokenize.Kagome().Terms})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return h, nil
+	return c.emb.Validate()
 }
 
 // mustExist reports an error when there is no store at the configured path.
@@ -170,7 +78,7 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 			return nil, err
 		}
 	}
-	e, err := c.newEmbedder()
+	e, err := c.emb.Embedder()
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +120,7 @@ func (c *storeConfig) openStore(ctx context.Context) (*episode.Store, error) {
 	var e embed.Embedder
 	if id, err := recordedIdentity(ctx, c.db); err == nil {
 		e = noEmbedder{id}
-	} else if e, err = c.newEmbedder(); err != nil {
+	} else if e, err = c.emb.Embedder(); err != nil {
 		return nil, err
 	}
 	return episode.Open(ctx, c.db, episode.Options{Embedder: e})
@@ -232,30 +140,6 @@ func (n noEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 func recordedIdentity(ctx context.Context, path string) (embed.Identity, error) {
 	m, err := episode.ReadMeta(ctx, path)
 	return m.Embedder, err
-}
-
-// parseArgs parses args like parse, but allows positional arguments among
-// the flags (omoide ingest a.jsonl -db x.db) and returns them. Everything
-// after "--" is positional.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // setUsage gives fs a usage message: the synopsis, the description, then the

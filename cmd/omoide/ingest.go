@@ -14,6 +14,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/memorypack"
 )
 
@@ -52,7 +53,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	user := fs.String("user", "", "transcript: the person of blocks before any \"# user:\" line")
 	tz := fs.String("tz", "", "transcript: the time `zone` of timestamps without a UTC offset, e.g. Asia/Tokyo")
 	setUsage(fs, "omoide ingest [flags] FILE|- ...", ingestDescription+transcriptHelp)
-	files, err := parseArgs(fs, args)
+	files, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
@@ -59,7 +60,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the thresholds")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
 	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)
-	pos, err := parseArgs(fs, args)
+	pos, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/embed"
+)
+
+// Environment variables that give the embedder flags their defaults.
+const (
+	EnvEmbedder = "OMOIDE_EMBEDDER"
+	EnvEndpoint = "OMOIDE_ENDPOINT"
+	EnvModel    = "OMOIDE_MODEL"
+	EnvDim      = "OMOIDE_DIM"
+)
+
+// EmbedderFlags are the flags that choose the embedder: -embedder hash|openai,
+// -endpoint, -model, -dim and -key-env (Register), and optionally the
+// openai request options -batch and -dimensions (RegisterRequest). Register
+// them, parse, then call Validate and Embedder.
+type EmbedderFlags struct {
+	Name       string // -embedder: hash or openai
+	Endpoint   string // -endpoint: openai's API base URL ("" = embed.DefaultOpenAIBaseURL)
+	Model      string // -model: openai's embedding model
+	Dim        int    // -dim: the vector dimension (hash: 0 = embed.DefaultHashDim)
+	KeyEnv     string // -key-env: the environment variable that holds openai's API key
+	Batch      int    // -batch: openai's texts per request (0 = embed.DefaultOpenAIBatchSize)
+	Dimensions bool   // -dimensions: send "dimensions" in openai requests
+
+	fs      *flag.FlagSet
+	request bool  // RegisterRequest registered -batch and -dimensions
+	envErr  error // a bad OMOIDE_DIM, reported unless -dim is given
+}
+
+// Register registers -embedder, -endpoint, -model, -dim and -key-env on fs,
+// with their defaults from OMOIDE_EMBEDDER, OMOIDE_ENDPOINT, OMOIDE_MODEL and
+// OMOIDE_DIM.
+func (e *EmbedderFlags) Register(fs *flag.FlagSet) {
+	e.fs = fs
+	fs.StringVar(&e.Name, "embedder", EnvOr(EnvEmbedder, "hash"),
+		"the embedder: hash (offline, lexical) or openai (any OpenAI-compatible /embeddings endpoint) (env "+EnvEmbedder+")")
+	fs.StringVar(&e.Endpoint, "endpoint", os.Getenv(EnvEndpoint),
+		"openai: the API base `URL`, e.g. http://localhost:11434/v1 (default "+embed.DefaultOpenAIBaseURL+") (env "+EnvEndpoint+")")
+	fs.StringVar(&e.Model, "model", os.Getenv(EnvModel), "openai: the embedding `model` (env "+EnvModel+")")
+	dim := 0
+	if v := os.Getenv(EnvDim); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			e.envErr = fmt.Errorf("environment variable %s=%q is not a positive integer", EnvDim, v)
+		} else {
+			dim = n
+		}
+	}
+	fs.IntVar(&e.Dim, "dim", dim, "the vector dimension: required for openai; hash defaults to "+strconv.Itoa(embed.DefaultHashDim)+" (env "+EnvDim+")")
+	fs.StringVar(&e.KeyEnv, "key-env", "OPENAI_API_KEY", "openai: the `name` of the environment variable that holds the API key (the key itself is never a flag)")
+}
+
+// RegisterRequest registers openai's request options -batch and -dimensions
+// on fs, which Register must have been given.
+func (e *EmbedderFlags) RegisterRequest(fs *flag.FlagSet) {
+	e.request = true
+	fs.IntVar(&e.Batch, "batch", 0, "openai: texts per request (0: "+strconv.Itoa(embed.DefaultOpenAIBatchSize)+")")
+	fs.BoolVar(&e.Dimensions, "dimensions", false, "openai: send \"dimensions\": -dim in every request (text-embedding-3-*)")
+}
+
+// set reports whether the flag name was given on the command line.
+func (e *EmbedderFlags) set(name string) bool {
+	found := false
+	if e.fs != nil {
+		e.fs.Visit(func(f *flag.Flag) {
+			if f.Name == name {
+				found = true
+			}
+		})
+	}
+	return found
+}
+
+// Validate checks the flags once parsed; every error it returns is a usage
+// error that names the flag (or the environment variable) at fault.
+func (e *EmbedderFlags) Validate() error {
+	if e.envErr != nil && !e.set("dim") {
+		return fmt.Errorf("%w: %v", ErrUsage, e.envErr)
+	}
+	if e.Dim < 0 {
+		return fmt.Errorf("%w: -dim %d: must be positive", ErrUsage, e.Dim)
+	}
+	switch e.Name {
+	case "hash":
+		openaiOnly := []string{"endpoint", "model"}
+		if e.request {
+			openaiOnly = append(openaiOnly, "batch", "dimensions")
+		}
+		for _, name := range openaiOnly {
+			if e.set(name) {
+				return fmt.Errorf("%w: -%s is for -embedder openai, not hash", ErrUsage, name)
+			}
+		}
+	case "openai":
+		if strings.TrimSpace(e.Model) == "" {
+			return fmt.Errorf("%w: -embedder openai needs -model (or %s)", ErrUsage, EnvModel)
+		}
+		if e.Dim == 0 {
+			return fmt.Errorf("%w: -embedder openai needs -dim, the model's vector dimension (or %s)", ErrUsage, EnvDim)
+		}
+		if e.KeyEnv == "" {
+			return fmt.Errorf("%w: -key-env is empty", ErrUsage)
+		}
+		if e.Batch < 0 {
+			return fmt.Errorf("%w: -batch %d: must not be negative", ErrUsage, e.Batch)
+		}
+	default:
+		return fmt.Errorf("%w: -embedder %q: want hash or openai", ErrUsage, e.Name)
+	}
+	return nil
+}
+
+// Embedder returns the embedder the flags describe: omoide's hash embedder
+// (omoide.NewHashEmbedder) at -dim, or an OpenAI-compatible client whose API
+// key is read from the environment variable -key-env names. Call Validate
+// first; an embedder the flags cannot make is a usage error.
+func (e *EmbedderFlags) Embedder() (embed.Embedder, error) {
+	if e.Name == "openai" {
+		o, err := embed.NewOpenAI(embed.OpenAIConfig{
+			BaseURL:    e.Endpoint,
+			Model:      e.Model,
+			APIKey:     os.Getenv(e.KeyEnv),
+			Dim:        e.Dim,
+			BatchSize:  e.Batch,
+			Dimensions: e.Dimensions,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		return o, nil
+	}
+	h, err := omoide.NewHashEmbedder(e.Dim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	return h, nil
+}
+
+// EnvOr returns the environment variable name, or def when it is unset or
+// empty.
+func EnvOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
