@@ -74,7 +74,8 @@ func TestHostileInputs(t *testing.T) {
 			// small-talk skip, time windows, common-term cut or echo
 			// filter, so that finding an episode depends on its text alone.
 			o := mem.Retriever.Options()
-			o.KNNK, o.SkipSmallTalk, o.TimeAware, o.MaxMatchRows, o.ExcludeRecent = 0, false, false, 0, false
+			o.Vector.K, o.SkipSmallTalk, o.TimeAware, o.Context.ExcludeRecent = 0, false, false, false
+			o.BM25.MaxRows, o.BM25.MaxPostings, o.BM25.MaxTermShare = 0, 0, 0
 			bm25, err := retriever.New(mem.Store, o)
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@
 package omoide
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -51,9 +53,9 @@ type Config struct {
 	// overrides it for one retrieval.
 	Location *time.Location
 	// IndexMin and IndexCapacity size the in-memory vector indexes (see
-	// episode.Options); 0 means the episode package's defaults, except that
-	// IndexMin 0 gives retriever options without OneVectorScan (the
-	// reference preset) vec0's exact scan everywhere (see StoreIndexMin).
+	// episode.Options): the store decides how to scan. IndexMin 0 means the
+	// preset's (PresetIndexMin: the reference scans exactly); IndexCapacity
+	// 0 the episode package's default.
 	IndexMin, IndexCapacity int
 }
 
@@ -83,16 +85,15 @@ func PresetOptions(preset string) (retriever.Options, tokenize.Analyzer, error) 
 	return retriever.Options{}, nil, fmt.Errorf("omoide: unknown preset %q (want %q or %q)", preset, PresetDefault, PresetReference)
 }
 
-// StoreIndexMin returns the episode.Options.IndexMin of a store searched by
-// a retriever with options o: indexMin when it is set (not 0); else -1,
-// vec0's exact scan for every partition, when o.OneVectorScan is false (the
-// reference preset, whose design scans exactly); else 0, the in-memory index
-// from episode.DefaultIndexMin episodes on.
-func StoreIndexMin(o retriever.Options, indexMin int) int {
-	if indexMin == 0 && !o.OneVectorScan {
+// PresetIndexMin returns the episode.Options.IndexMin of a preset's store: -1
+// for the reference, whose design scans vec0 exactly, query by query; 0 (the
+// episode package's default: a person's vectors in memory from
+// episode.DefaultIndexMin episodes on) for the default preset and any other.
+func PresetIndexMin(preset string) int {
+	if preset == PresetReference {
 		return -1
 	}
-	return indexMin
+	return 0
 }
 
 // Memory is a person-partitioned episode memory: a store, a retriever over it
@@ -126,7 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
 	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
-		IndexMin: StoreIndexMin(opts, cfg.IndexMin), IndexCapacity: cfg.IndexCapacity})
+		IndexMin: cmp.Or(cfg.IndexMin, PresetIndexMin(cfg.Preset)), IndexCapacity: cfg.IndexCapacity})
 	if err != nil {
 		return nil, fmt.Errorf("omoide: %w", err)
 	}
@@ -163,5 +164,32 @@ func (m *Memory) Evidence(ctx context.Context, req retriever.Request) (string, r
 	if req.Location != nil {
 		pack.Location = req.Location
 	}
-	return memorypack.RenderEvidence(res.Evidence(), pack), res, nil
+	return memorypack.RenderEvidence(EvidenceOf(res), pack), res, nil
+}
+
+// EvidenceOf returns a retrieval's hits as MemoryPack evidence: the episode's
+// time and texts, its relevance and the reason it was picked.
+func EvidenceOf(res retriever.Result) []memorypack.Evidence {
+	out := make([]memorypack.Evidence, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = memorypack.Evidence{
+			OccurredAt: h.Episode.OccurredAt,
+			UserText:   h.Episode.UserText,
+			ReplyText:  h.Episode.ReplyText,
+			Relevance:  relevanceOf(h.Relevance),
+			Reason:     h.Reason,
+		}
+	}
+	return out
+}
+
+// relevanceOf is the MemoryPack relevance of a ranked hit's.
+func relevanceOf(r rerank.Relevance) memorypack.Relevance {
+	switch r {
+	case rerank.High:
+		return memorypack.High
+	case rerank.Medium:
+		return memorypack.Medium
+	}
+	return 0
 }

@@ -1,30 +1,84 @@
 package omoide_test
 
 import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
 )
 
-// TestStoreIndexMin: the reference preset's store scans exactly (IndexMin
-// -1) unless an IndexMin is given; the default preset's keeps the episode
-// package's default.
-func TestStoreIndexMin(t *testing.T) {
-	for _, tt := range []struct {
-		preset         string
-		indexMin, want int
-	}{
-		{omoide.PresetReference, 0, -1},
-		{omoide.PresetReference, 100, 100},
-		{omoide.PresetDefault, 0, 0},
-		{omoide.PresetDefault, -1, -1},
-	} {
-		o, _, err := omoide.PresetOptions(tt.preset)
+// TestPresetIndexMin: the store decides how to scan, and the preset decides
+// the store. A reference memory scans vec0 exactly however many episodes a
+// person has (PresetIndexMin -1), so each candidate's cosine is the exact one;
+// the default memory searches a person of more than episode.DefaultIndexMin
+// episodes in memory over quantized codes, whose cosines are close but not
+// exact.
+func TestPresetIndexMin(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC)
+	var eps []episode.Episode
+	for i := range episode.DefaultIndexMin + 44 {
+		eps = append(eps, episode.Episode{User: "u", UserText: fmt.Sprintf("%d日目は駅前の店でラーメンを%d杯食べた", i, i%7),
+			ReplyText: "いいね", OccurredAt: now.Add(-time.Duration(i) * time.Hour)})
+	}
+	emb := omoide.DefaultEmbedder()
+	text := "駅前のラーメン屋、また行きたい"
+	q, err := emb.Embed(ctx, []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inexact := map[string]int{}
+	for _, preset := range []string{omoide.PresetReference, omoide.PresetDefault} {
+		mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "m.db"), Preset: preset})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := omoide.StoreIndexMin(o, tt.indexMin); got != tt.want {
-			t.Errorf("%s, IndexMin %d: store IndexMin %d, want %d", tt.preset, tt.indexMin, got, tt.want)
+		defer mem.Close()
+		if _, err := mem.Add(ctx, eps...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := mem.Retrieve(ctx, retriever.Request{User: "u", Text: text, Recent: []retriever.Message{}, Now: now, WithCandidates: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for _, c := range res.Candidates {
+			if c.Cosine == 0 {
+				continue // not found by the message's vector search
+			}
+			seen++
+			v, err := emb.Embed(ctx, []string{c.Episode.EmbedText()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(c.Cosine-cosine(q[0], v[0])) > 1e-5 {
+				inexact[preset]++
+			}
+		}
+		if seen == 0 {
+			t.Fatalf("%s: no candidate came from the vector search", preset)
 		}
 	}
+	if inexact[omoide.PresetReference] != 0 {
+		t.Errorf("reference: %d cosines are not the exact scan's", inexact[omoide.PresetReference])
+	}
+	if inexact[omoide.PresetDefault] == 0 {
+		t.Errorf("default: every cosine is exact: the person's %d episodes were not searched in memory", len(eps))
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -16,10 +17,12 @@ type analyzerStore struct {
 
 func (s analyzerStore) Analyzer() tokenize.Analyzer { return s.a }
 
-// TestMessageFirstTerms: with MessageFirstBM25, Q2's BM25 terms, built from
+func (analyzerStore) Embedder() embed.Embedder { return nil }
+
+// TestMessageFirstTerms: with BM25.MessageFirst, Q2's BM25 terms, built from
 // the message's terms and each context message's (cached), are the terms of
 // the message and the context from the newest message back, clipped to
-// MaxQueryChars, and never the role labels.
+// BM25.MaxChars (0 clips nothing), and never the role labels.
 func TestMessageFirstTerms(t *testing.T) {
 	a := tokenize.Kagome()
 	recent := []Message{
@@ -31,13 +34,18 @@ func TestMessageFirstTerms(t *testing.T) {
 	msg := "次は紅葉の季節に京都へ行きたい"
 	for _, chars := range []int{0, 5, 16, 17, 18, 30, 45, 60, 256} {
 		o := DefaultOptions()
-		o.MaxQueryChars = chars
-		o.KNNWeight = 1 // a set weight: New then does not ask this store, which has no embedder, for one
+		o.BM25.MaxChars = chars
 		r, err := New(analyzerStore{a: a}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := a.Terms(pytext.Head(pytext.Compact(msg+"\n"+recent[3].Content+"\n"+recent[1].Content+"\n"+recent[0].Content), chars))
+		clip := func(s string) string { // 0 clips nothing
+			if chars == 0 {
+				return s
+			}
+			return pytext.Head(s, chars)
+		}
+		want := a.Terms(clip(pytext.Compact(msg + "\n" + recent[3].Content + "\n" + recent[1].Content + "\n" + recent[0].Content)))
 		for pass := range 2 { // the second pass reads the context's terms from the cache
 			q := r.queries(msg, recent)
 			if len(q.terms) != 2 {
@@ -46,7 +54,7 @@ func TestMessageFirstTerms(t *testing.T) {
 			if !slices.Equal(q.terms[1], want) {
 				t.Errorf("chars %d, pass %d: Q2 terms %q, want %q", chars, pass, q.terms[1], want)
 			}
-			if !slices.Equal(q.terms[0], a.Terms(pytext.Head(msg, chars))) {
+			if !slices.Equal(q.terms[0], a.Terms(clip(msg))) {
 				t.Errorf("chars %d: Q1 terms %q", chars, q.terms[0])
 			}
 			for _, label := range []string{"user", "persona", "User", "Persona"} {

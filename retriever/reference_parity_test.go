@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/rerank"
-	"github.com/omoide/omoide/rrf"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -40,6 +40,8 @@ type parityCase struct {
 type rawStore struct{ Store }
 
 func (rawStore) Analyzer() tokenize.Analyzer { return tokenize.Raw() }
+
+func (rawStore) Embedder() embed.Embedder { return nil }
 
 func pyFloat(t *testing.T, v any) float64 {
 	t.Helper()
@@ -77,11 +79,15 @@ func TestReferenceParity(t *testing.T) {
 			t.Fatalf("case %d: query %q, python %q", i, got, c.Query)
 		}
 		terms := q.terms[len(q.terms)-1]
-		if got := tokenize.MatchQuery(terms[:min(len(terms), o.MaxQueryTerms)]); got != c.BM25Query {
+		if got := tokenize.MatchQuery(terms[:min(len(terms), o.BM25.MaxTerms)]); got != c.BM25Query {
 			t.Fatalf("case %d: bm25 query %q, python %q", i, got, c.BM25Query)
 		}
 
-		fused := rrf.Fuse(o.RRFK, o.MaxCandidates, c.Lists...)
+		lists := make([]rerank.List, len(c.Lists))
+		for j, l := range c.Lists {
+			lists[j] = rerank.List{IDs: l, Vector: j < len(c.Lists)/2} // the vector lists first, as the retriever fuses them
+		}
+		fused := o.Rank.Fusion.Fuse(lists, false)
 		if len(fused) != len(c.Fused) {
 			t.Fatalf("case %d: %d fused, python %d", i, len(fused), len(c.Fused))
 		}
@@ -96,11 +102,11 @@ func TestReferenceParity(t *testing.T) {
 					if e.OccurredAt > 0 {
 						at = time.Unix(e.OccurredAt, 0)
 					}
-					cands = append(cands, rerank.Candidate{ID: e.ID, RRF: f.Score, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: at})
+					cands = append(cands, rerank.Candidate{ID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: at, Parts: rerank.Parts{RRF: f.Score}})
 				}
 			}
 		}
-		scored := rerank.Score(o.Rerank.QueryGrams(q.rerank), cands, time.Unix(c.Now, 0), o.Rerank)
+		scored := rerank.Score(rerank.Query{Grams: o.Rank.Ngrams.Query(q.rerank)}, cands, time.Unix(c.Now, 0), o.Rank)
 		for j, s := range scored {
 			want := c.Scored[j]
 			got := [5]float64{float64(s.ID), s.Final, s.RRFNorm, s.Lex, s.Rec}
@@ -122,7 +128,7 @@ func TestReferenceParity(t *testing.T) {
 		}
 		var picks []int64
 		var reasons []string
-		for _, p := range rerank.Select(scored, o.Rerank) {
+		for _, p := range rerank.Select(scored, o.Rank.Select) {
 			picks = append(picks, p.ID)
 			reasons = append(reasons, p.Reason())
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -204,17 +205,55 @@ func TestRetrieveAgeFilter(t *testing.T) {
 	}
 }
 
+// TestNewRejectsBadOptions: New names the first field that is negative, or
+// unset where it cannot be off, and refuses a retriever that searches nothing.
 func TestNewRejectsBadOptions(t *testing.T) {
 	s := newStore(t, nil)
-	o := retriever.DefaultOptions()
-	o.KNNK = -1
-	if _, err := retriever.New(s, o); err == nil || !strings.Contains(err.Error(), "KNNK") {
-		t.Fatalf("err = %v, want one naming KNNK", err)
+	tests := []struct {
+		name string
+		set  func(o *retriever.Options)
+		want string // in the error
+	}{
+		{"negative K", func(o *retriever.Options) { o.Vector.K = -1 }, "Vector.K"},
+		{"negative clip", func(o *retriever.Options) { o.BM25.MaxChars = -1 }, "BM25.MaxChars"},
+		{"negative age", func(o *retriever.Options) { o.Filter.MaxAgeDays = -3 }, "Filter.MaxAgeDays"},
+		{"negative weight", func(o *retriever.Options) { o.Rank.Fusion.LexicalKNNWeight = -1 }, "Rank.Fusion.LexicalKNNWeight"},
+		{"negative gap", func(o *retriever.Options) { o.Rank.Neighbors.Gap = -time.Hour }, "Rank.Neighbors.Gap"},
+		{"no RRF constant", func(o *retriever.Options) { o.Rank.Fusion.K = 0 }, "Rank.Fusion.K"},
+		{"no n-gram size", func(o *retriever.Options) { o.Rank.Ngrams.Size = 0 }, "Rank.Ngrams.Size"},
+		{"n-grams too long", func(o *retriever.Options) { o.Rank.Ngrams.Size = 4 }, "Rank.Ngrams.Size"},
+		{"no results", func(o *retriever.Options) { o.Rank.Select.MaxResults = 0 }, "Rank.Select.MaxResults"},
+		{"no arm", func(o *retriever.Options) { o.Vector.K, o.BM25.K = 0, 0 }, "nothing would be searched"},
 	}
-	o = retriever.DefaultOptions()
-	o.KNNK, o.BM25K = 0, 0
-	if _, err := retriever.New(s, o); err == nil {
-		t.Fatal("no arm enabled, no error")
+	for _, tt := range tests {
+		o := retriever.DefaultOptions()
+		tt.set(&o)
+		if _, err := retriever.New(s, o); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want one naming %s", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestZeroLimitsLimitNothing: under the zero rule a zero clip or term limit
+// of the BM25 query limits nothing (it used to turn BM25 off), so BM25 alone
+// still finds the episode, with every term of a long message.
+func TestZeroLimitsLimitNothing(t *testing.T) {
+	s := newStore(t, nil)
+	add(t, s, ep("haruka", "昨日は駅前の新しいラーメン屋で味噌ラーメンを食べたよ", "いいね", 3),
+		ep("haruka", "週末は膝が痛くて走れなかった", "無理しないでね", 2))
+	text := strings.Repeat("今日はとても良い天気で、公園を散歩して、図書館で本を借りて、喫茶店で珈琲を飲んだ。", 8) + "駅前のラーメン屋の味噌ラーメン、また食べたい"
+	o := retriever.DefaultOptions()
+	o.Vector.K = 0
+	o.BM25.MaxChars, o.BM25.MaxTerms, o.BM25.MaxRows, o.BM25.MaxPostings, o.BM25.MaxTermShare = 0, 0, 0, 0, 0
+	res, err := newRetriever(t, s, o).Retrieve(ctx, retriever.Request{User: "haruka", Text: text, Recent: []retriever.Message{}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trace.BM25Match) != 1 || !strings.Contains(res.Trace.BM25Match[0], "ラーメン") || strings.Count(res.Trace.BM25Match[0], `"`)/2 <= retriever.DefaultMaxQueryTerms {
+		t.Errorf("BM25 query %q: want every term of the message, ラーメン at its end included", res.Trace.BM25Match)
+	}
+	if len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Episode.UserText, "ラーメン") {
+		t.Errorf("hits %+v: want the ramen episode first", res.Hits)
 	}
 }
 
@@ -285,7 +324,7 @@ func TestExcludeRecent(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := retriever.DefaultOptions()
-			o.ExcludeRecent = tt.exclude
+			o.Context.ExcludeRecent = tt.exclude
 			r := newRetriever(t, s, o)
 			res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "ラーメン屋の味噌ラーメン", Recent: tt.recent, Now: now})
 			if err != nil {
@@ -333,7 +372,7 @@ func TestEmbedTimeoutDegrades(t *testing.T) {
 	s := newStore(t, nil)
 	seed(t, s)
 	o := retriever.DefaultOptions()
-	o.EmbedTimeout = 20 * time.Millisecond
+	o.Vector.Timeout = 20 * time.Millisecond
 	r := newRetriever(t, storeWithEmbedder{s, slowEmbedder{s.Embedder()}}, o)
 	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "味噌ラーメン", Recent: []retriever.Message{}, Now: now})
 	if err != nil || !strings.Contains(res.Trace.Degraded, "deadline") {
@@ -347,7 +386,7 @@ func TestMessageFirstBM25KeepsTheMessage(t *testing.T) {
 	long := []retriever.Message{{Role: "user", Content: strings.Repeat("今日は仕事がとても忙しかった。", 30)}}
 	for _, first := range []bool{false, true} {
 		o := retriever.DefaultOptions()
-		o.MessageFirstBM25 = first
+		o.BM25.MessageFirst = first
 		r := newRetriever(t, s, o)
 		res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "ジョギング", Recent: long, Now: now})
 		if err != nil {
@@ -373,7 +412,7 @@ func TestLocationDayWindow(t *testing.T) {
 		want      int
 	}{{nil, nil, 1}, {tokyo, nil, 0}, {nil, tokyo, 0}, {tokyo, time.UTC, 1}} {
 		o := retriever.DefaultOptions()
-		o.MaxAgeDays = 1
+		o.Filter.MaxAgeDays = 1
 		o.Location = tt.opts
 		r := newRetriever(t, s, o)
 		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン食べた", Recent: []retriever.Message{}, Now: jnow, Location: tt.req})
@@ -418,7 +457,7 @@ func TestGateCanSayNo(t *testing.T) {
 	s := newStore(t, nil)
 	seed(t, s)
 	o := retriever.DefaultOptions()
-	o.Gate = retriever.Gate{MinCoverage: 0.4}
+	o.Rank.Gate = rerank.Gate{MinCoverage: 0.4}
 	r := newRetriever(t, s, o)
 	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "量子コンピュータって何？", Recent: []retriever.Message{}, Now: now})
 	if err != nil {
@@ -487,7 +526,7 @@ func TestGateDeclinesUnknownNames(t *testing.T) {
 	if res := ask(o, "mel"); len(res.Hits) == 0 || res.Hits[0].Episode.User != "mel" || len(res.Trace.UnknownNames) != 0 {
 		t.Errorf("mel, who did: hits %d, unknown names %q, declined %q", len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
 	}
-	o.Gate.UnknownNames = false
+	o.Rank.Gate.UnknownNames = false
 	if res := ask(o, "jon"); len(res.Hits) == 0 || res.Trace.UnknownNames != nil {
 		t.Errorf("without UnknownNames: hits %d, unknown names %q: the test no longer shows what the gate adds", len(res.Hits), res.Trace.UnknownNames)
 	}
@@ -513,7 +552,7 @@ func TestNeighborShare(t *testing.T) {
 	rank := func(share float64) (retriever.Result, int) {
 		t.Helper()
 		o := retriever.DefaultOptions()
-		o.NeighborShare = share
+		o.Rank.Neighbors.Share = share
 		res, err := newRetriever(t, s, o).Retrieve(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -655,7 +694,7 @@ func TestMaxMatchRowsDropsCommonTerms(t *testing.T) {
 	}
 	for _, c := range cases {
 		o := retriever.DefaultOptions()
-		o.MaxMatchRows, o.MaxPostings, o.MaxTermShare = c.rows, c.postings, c.share
+		o.BM25.MaxRows, o.BM25.MaxPostings, o.BM25.MaxTermShare = c.rows, c.postings, c.share
 		store := commonTerms{s, df, c.mine}
 		res, err := newRetriever(t, store, o).Retrieve(ctx, retriever.Request{User: "haruka", Text: c.text, Recent: []retriever.Message{}, Now: now})
 		if err != nil {
@@ -706,8 +745,8 @@ func TestNeighborFetch(t *testing.T) {
 		run := func(fetch int) retriever.Result {
 			t.Helper()
 			o := retriever.DefaultOptions()
-			o.KNNK = 0 // BM25 alone: the hash vectors of a small store would find every episode
-			o.NeighborFetch = fetch
+			o.Vector.K = 0 // BM25 alone: the hash vectors of a small store would find every episode
+			o.Rank.Neighbors.Fetch = fetch
 			res, err := newRetriever(t, s, o).Retrieve(ctx, req)
 			if err != nil {
 				t.Fatal(err)
@@ -768,9 +807,7 @@ func TestCoverageInTheScore(t *testing.T) {
 			t.Errorf("episode %d covers %v, the best %v", h.Episode.ID, h.Coverage, best.Coverage)
 		}
 	}
-	want := retriever.DefaultOptions().Rerank
-	if got := want.WeightRRF*best.RRFNorm + want.WeightLex*best.Lex + want.WeightRecency*best.Rec + want.WeightCoverage*best.Coverage +
-		want.WeightProximity*best.Proximity + best.Boost; math.Abs(got-best.Score) > 1e-9 {
+	if got := retriever.DefaultOptions().Rank.Weights.Final(best.Parts); got != best.Score {
 		t.Errorf("score %v, want its parts' %v", best.Score, got)
 	}
 	if len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Reason, "cov=") || !strings.Contains(res.Hits[0].Reason, "prox=") {

@@ -16,7 +16,7 @@ import (
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
-	"github.com/omoide/omoide/ngram"
+	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
 
@@ -225,9 +225,10 @@ func TestLatencySmoke(t *testing.T) {
 	runBench(t, "latency", "-generate", "-n", "200", "-q", "5", "-warmup", "1", "-layout", "many", "-users", "4", "-preset", "default")
 }
 
-// TestOfflineSelectionMatchesLive checks that rescore and selectOffline, run
-// on the candidates of one live retrieval, pick what the retriever itself
-// picks with other thresholds and weights.
+// TestOfflineSelectionMatchesLive checks that the replay of a live retrieval's
+// ranking (tuneQuery.replay and picks, package rerank's steps over the
+// candidates' parts) orders the candidates as the retriever did and picks
+// what the retriever itself picks with other thresholds, weights and gates.
 func TestOfflineSelectionMatchesLive(t *testing.T) {
 	ctx := context.Background()
 	gen := newGenerator(11)
@@ -246,43 +247,46 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	// The live order of the default retriever is replayed exactly, the
 	// neighbours it added included. With other weights a retrieval may add
 	// other neighbours, which the replay cannot know: the variants retrieve
-	// without NeighborFetch.
+	// without Neighbors.Fetch.
 	live := mem.Retriever.Options()
 	base := live
-	base.NeighborFetch = 0
+	base.Rank.Neighbors.Fetch = 0
 	fixed, err := retriever.New(mem.Store, base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The generated exchanges are 37 minutes apart: with a 30-minute
-	// NeighborGap no neighbour may rise, in the replay as live.
+	// Neighbors.Gap no neighbour may rise, in the replay as live.
 	apart := live
-	apart.NeighborGap = 30 * time.Minute
+	apart.Rank.Neighbors.Gap = 30 * time.Minute
 	gapped, err := retriever.New(mem.Store, apart)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := func(rrf, lex, rec float64) weights {
-		return weights{rrf, lex, rec, base.Rerank.WeightCoverage, base.Rerank.WeightProximity}
+	w := func(rrf, lex, rec float64) rerank.Weights {
+		w := base.Rank.Weights
+		w.RRF, w.Lex, w.Recency = rrf, lex, rec
+		return w
 	}
+	noCov := w(0.55, 0.35, 0.10)
+	noCov.Coverage, noCov.Proximity = 0, 0
 	variants := []struct {
 		name   string
-		w      weights
+		w      rerank.Weights
 		medium float64
 		high   float64
-		gate   retriever.Gate
+		gate   rerank.Gate
 	}{
-		{"live defaults", w(0.55, 0.35, 0.10), base.Rerank.Medium, base.Rerank.High, retriever.Gate{}},
-		{"strict thresholds", w(0.55, 0.35, 0.10), 0.70, 0.95, retriever.Gate{}},
-		{"high above the best", w(0.55, 0.35, 0.10), 0.28, 0.99, retriever.Gate{}},
-		{"lexical weights", w(0.30, 0.60, 0.10), 0.30, 0.50, retriever.Gate{}},
-		{"recency weights", w(0.50, 0.20, 0.30), 0.20, 0.60, retriever.Gate{}},
-		{"no coverage weight", weights{0.55, 0.35, 0.10, 0, 0}, 0.28, 0.35, retriever.Gate{}},
-		{"cosine gate", w(0.55, 0.35, 0.10), 0.28, 0.35, retriever.Gate{MinCosine: 0.4}},
-		{"coverage gate", w(0.55, 0.35, 0.10), 0.28, 0.35, retriever.Gate{MinCoverage: 0.9}},
-		{"both gates, shallow", w(0.55, 0.35, 0.10), 0.28, 0.40, retriever.Gate{MinCosine: 0.5, MinCoverage: 0.7, Depth: 3}},
+		{"live defaults", w(0.55, 0.35, 0.10), base.Rank.Select.Medium, base.Rank.Select.High, rerank.Gate{}},
+		{"strict thresholds", w(0.55, 0.35, 0.10), 0.70, 0.95, rerank.Gate{}},
+		{"high above the best", w(0.55, 0.35, 0.10), 0.28, 0.99, rerank.Gate{}},
+		{"lexical weights", w(0.30, 0.60, 0.10), 0.30, 0.50, rerank.Gate{}},
+		{"recency weights", w(0.50, 0.20, 0.30), 0.20, 0.60, rerank.Gate{}},
+		{"no coverage weight", noCov, 0.28, 0.35, rerank.Gate{}},
+		{"cosine gate", w(0.55, 0.35, 0.10), 0.28, 0.35, rerank.Gate{MinCosine: 0.4}},
+		{"coverage gate", w(0.55, 0.35, 0.10), 0.28, 0.35, rerank.Gate{MinCoverage: 0.9}},
+		{"both gates, shallow", w(0.55, 0.35, 0.10), 0.28, 0.40, rerank.Gate{MinCosine: 0.5, MinCoverage: 0.7, Depth: 3}},
 	}
-	gc := &gramCache{m: map[int64]ngram.Set{}}
 	queries := 0
 	differs := map[string]int{} // queries where a variant picks otherwise than the defaults
 	raised, added := 0, 0       // queries whose live retrieval raised a neighbour, and added one
@@ -291,19 +295,28 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		if i%3 == 0 { // some queries share few words with the store
 			req.Text = "そういえば" + gen.pick(genNouns) + "はどう？"
 		}
+		q := dataset.Query{User: "mio"}
 		for _, r := range []*retriever.Retriever{mem.Retriever, gapped} {
 			res, err := r.Retrieve(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cands := candsOf(res, r.Options(), gc)
-			if err := withAdjacency(ctx, mem.Store, "mio", cands); err != nil {
+			o := r.Options().Rank
+			tq, err := newTuneQuery(ctx, mem.Store, "s", q, res, o)
+			if err != nil {
 				t.Fatal(err)
 			}
-			for j, c := range replay(cands, weightsOf(r.Options().Rerank), neighbourRuleOf(r.Options()), r.Options().Rerank) {
-				if c.Final != c.Live || c.ID != res.Candidates[j].Episode.ID {
-					t.Fatalf("query %d, gap %v, candidate %d: recomputed %d, Final %v; live %d, %v", i, r.Options().NeighborGap, j, c.ID, c.Final, res.Candidates[j].Episode.ID, c.Live)
+			for j, c := range tq.replay(o) {
+				if c.Final != res.Candidates[j].Score || c.ID != res.Candidates[j].Episode.ID {
+					t.Fatalf("query %d, gap %v, candidate %d: recomputed %d, Final %v; live %d, %v", i, o.Neighbors.Gap, j, c.ID, c.Final, res.Candidates[j].Episode.ID, res.Candidates[j].Score)
 				}
+			}
+			var got []string
+			for _, p := range tq.picks(tq.replay(o), o, false) {
+				got = append(got, tq.ext[p.ID])
+			}
+			if !slices.Equal(got, tq.live) {
+				t.Errorf("query %d, gap %v: offline picks %v, live %v", i, o.Neighbors.Gap, got, tq.live)
 			}
 			switch {
 			case r == gapped && res.Trace.Neighbors > 0:
@@ -319,16 +332,16 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands := candsOf(res, base, gc)
-		if err := withAdjacency(ctx, mem.Store, "mio", cands); err != nil {
+		tq, err := newTuneQuery(ctx, mem.Store, "s", q, res, base.Rank)
+		if err != nil {
 			t.Fatal(err)
 		}
 		var defaults []string
 		for _, v := range variants {
 			o := base
-			o.Rerank.WeightRRF, o.Rerank.WeightLex, o.Rerank.WeightRecency, o.Rerank.WeightCoverage, o.Rerank.WeightProximity = v.w.RRF, v.w.Lex, v.w.Rec, v.w.Cov, v.w.Prox
-			o.Rerank.Medium, o.Rerank.High = v.medium, v.high
-			o.Gate = v.gate
+			o.Rank.Weights = v.w
+			o.Rank.Select.Medium, o.Rank.Select.High = v.medium, v.high
+			o.Rank.Gate = v.gate
 			r, err := retriever.New(mem.Store, o)
 			if err != nil {
 				t.Fatal(err)
@@ -341,8 +354,8 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			for _, h := range live.Hits {
 				want = append(want, h.Episode.ExternalID)
 			}
-			for _, p := range selectOffline(replay(cands, v.w, neighbourRuleOf(o), o.Rerank), v.gate, o.Rerank, len(res.Trace.UnknownNames) > 0) {
-				got = append(got, p.ExtID)
+			for _, p := range tq.picks(tq.replay(o.Rank), o.Rank, false) {
+				got = append(got, tq.ext[p.ID])
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("query %d, %s: offline picks %v, live %v", i, v.name, got, want)
@@ -359,7 +372,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		t.Fatalf("only %d queries", queries)
 	}
 	if raised == 0 || added == 0 {
-		t.Errorf("live retrievals raised neighbours %d times and added them %d times: the replay of NeighborShare and NeighborFetch is untested", raised, added)
+		t.Errorf("live retrievals raised neighbours %d times and added them %d times: the replay of Neighbors.Share and Neighbors.Fetch is untested", raised, added)
 	}
 	for _, v := range variants[1:] {
 		if differs[v.name] == 0 {

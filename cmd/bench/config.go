@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -19,8 +20,8 @@ import (
 // Arms select which searches run.
 const (
 	armsHybrid = "hybrid" // KNN and BM25, as the preset says
-	armsBM25   = "bm25"   // KNNK = 0
-	armsVector = "vector" // BM25K = 0
+	armsBM25   = "bm25"   // Vector.K = 0
+	armsVector = "vector" // BM25.K = 0
 )
 
 // config is one retrieval configuration: a preset, the arms it runs and the
@@ -31,7 +32,12 @@ type config struct {
 	Analyzer string            `json:"analyzer"`
 	Opts     retriever.Options `json:"-"`
 	analyzer tokenize.Analyzer
+	indexMin int // the preset's store IndexMin (omoide.PresetIndexMin)
 }
+
+// storeIndexMin is the IndexMin of c's store: the -index-min flag when it is
+// set, else the preset's.
+func (c config) storeIndexMin(flag int) int { return cmp.Or(flag, c.indexMin) }
 
 // Label names the configuration in tables: preset/arms/analyzer.
 func (c config) Label() string { return c.Preset + "/" + c.Arms + "/" + c.Analyzer }
@@ -51,13 +57,13 @@ func newConfig(preset, arms, tok string) (config, error) {
 	switch arms {
 	case armsHybrid:
 	case armsBM25:
-		opts.KNNK = 0
+		opts.Vector.K = 0
 	case armsVector:
-		opts.BM25K = 0
+		opts.BM25.K = 0
 	default:
 		return config{}, fmt.Errorf("%w: unknown arms %q (want %s, %s or %s)", errUsage, arms, armsHybrid, armsBM25, armsVector)
 	}
-	return config{Preset: preset, Arms: arms, Analyzer: an.Name(), Opts: opts, analyzer: an}, nil
+	return config{Preset: preset, Arms: arms, Analyzer: an.Name(), Opts: opts, analyzer: an, indexMin: omoide.PresetIndexMin(preset)}, nil
 }
 
 // configGrid returns every combination of presets × arms × tokenizers, in that
@@ -97,7 +103,7 @@ type embedFlags struct {
 func (e *embedFlags) register(fs *flag.FlagSet) {
 	e.Register(fs)
 	e.RegisterRequest(fs)
-	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: episode.DefaultIndexMin; -1: never, vec0's exact scan)")
+	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: the preset's, omoide.PresetIndexMin; -1: never, vec0's exact scan)")
 }
 
 // embedder validates the embedder flags and returns the embedder they select.

@@ -137,9 +137,9 @@ type storeKey struct {
 }
 
 // of returns the store that configuration c retrieves from: its analyzer's,
-// opened with the IndexMin its options need (omoide.StoreIndexMin).
+// opened with its preset's IndexMin (or -index-min).
 func (s *suiteStores) of(c config) *episode.Store {
-	return s.stores[storeKey{c.Analyzer, omoide.StoreIndexMin(c.Opts, s.indexMin)}]
+	return s.stores[storeKey{c.Analyzer, c.storeIndexMin(s.indexMin)}]
 }
 
 func (s *suiteStores) Close() {
@@ -226,7 +226,7 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 	for i, a := range cached {
 		var mins []int // the IndexMins a's configurations need; the first opens the store that ingests
 		for _, c := range cfgs {
-			if m := omoide.StoreIndexMin(c.Opts, ef.indexMin); c.Analyzer == a.Name() && !slices.Contains(mins, m) {
+			if m := c.storeIndexMin(ef.indexMin); c.Analyzer == a.Name() && !slices.Contains(mins, m) {
 				mins = append(mins, m)
 			}
 		}
@@ -337,7 +337,7 @@ loop:
 
 // outcomeOf turns a retrieval result into an outcome.
 func outcomeOf(q dataset.Query, res retriever.Result) outcome {
-	o := outcome{relevant: make(map[string]bool, len(q.Relevant)), inject: memorypack.ShouldInject(res.Evidence())}
+	o := outcome{relevant: make(map[string]bool, len(q.Relevant)), inject: memorypack.ShouldInject(omoide.EvidenceOf(res))}
 	for _, id := range q.Relevant {
 		o.relevant[id] = true
 	}

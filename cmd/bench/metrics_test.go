@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/omoide/omoide/rerank"
 )
 
 func set(ids ...string) map[string]bool {
@@ -165,12 +167,16 @@ func TestParseRange(t *testing.T) {
 	if _, err := parseRange("0.9:0.3:0.1"); err == nil {
 		t.Fatal("a backwards range parsed")
 	}
-	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1/0.2,0.4/0.5/0.1/0.2/0.3", 0.35, 0.15)
-	if err != nil || len(ws) != 3 || ws[0] != (weights{0.55, 0.35, 0.10, 0.35, 0.15}) || ws[1] != (weights{0.4, 0.5, 0.1, 0.2, 0.15}) ||
-		ws[2] != (weights{0.4, 0.5, 0.1, 0.2, 0.3}) {
+	base := rerank.Weights{Coverage: 0.35, Proximity: 0.15, Window: 0.1}
+	ws, err := parseWeights("0.55/0.35/0.10,0.4/0.5/0.1/0.2,0.4/0.5/0.1/0.2/0.3", base)
+	w := func(rrf, lex, rec, cov, prox float64) rerank.Weights {
+		return rerank.Weights{RRF: rrf, Lex: lex, Recency: rec, Coverage: cov, Proximity: prox, Window: 0.1}
+	}
+	if err != nil || len(ws) != 3 || ws[0] != w(0.55, 0.35, 0.10, 0.35, 0.15) || ws[1] != w(0.4, 0.5, 0.1, 0.2, 0.15) ||
+		ws[2] != w(0.4, 0.5, 0.1, 0.2, 0.3) {
 		t.Fatalf("parseWeights = %v, %v", ws, err)
 	}
-	if _, err := parseWeights("0.5/0.5", 0, 0); err == nil {
+	if _, err := parseWeights("0.5/0.5", base); err == nil {
 		t.Fatal("two weights parsed")
 	}
 }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -18,277 +17,104 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
 
-// weights are the rerank weights of the final score.
-type weights struct {
-	RRF  float64 `json:"rrf"`
-	Lex  float64 `json:"lex"`
-	Rec  float64 `json:"rec"`
-	Cov  float64 `json:"coverage"`
-	Prox float64 `json:"proximity"`
+// weightsLabel names rerank weights in tables: rrf/lex/rec/coverage/proximity.
+func weightsLabel(w rerank.Weights) string {
+	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Recency, w.Coverage, w.Proximity)
 }
 
-// weightsOf returns the weights of o.
-func weightsOf(o rerank.Options) weights {
-	return weights{o.WeightRRF, o.WeightLex, o.WeightRecency, o.WeightCoverage, o.WeightProximity}
-}
-
-func (w weights) String() string {
-	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Rec, w.Cov, w.Prox)
-}
-
-// cand is one reranked candidate of a live retrieval, with what the offline
-// selection needs: its score parts, its n-grams (for the dedupe), its
-// neighbours in time (for NeighborShare) and its position in the live rerank
-// order.
-type cand struct {
-	ID                           int64
-	ExtID                        string
-	adj                          [2]int64  // the person's episodes just before and after (episode.Store.Adjacent)
-	at                           time.Time // when it happened (for NeighborGap)
-	RRF, RRFNorm, Lex, Rec, Live float64   // Live: the retriever's Final
-	Cosine, Coverage             float64   // what the gate tests
-	Proximity                    float64
-	InWindow                     bool    // and this: inside the message's time window
-	Boost                        float64 // the retriever's time-window boost, added to Final
-	Final                        float64 // recomputed
-	pos                          int
-	grams                        ngram.Set
-}
-
-// gramCache computes each episode's n-grams once (episodes recur across
-// queries).
-type gramCache struct {
-	mu sync.Mutex
-	m  map[int64]ngram.Set
-}
-
-func (g *gramCache) get(h retriever.Hit, o rerank.Options) ngram.Set {
-	g.mu.Lock()
-	s, ok := g.m[h.Episode.ID]
-	g.mu.Unlock()
-	if ok {
-		return s
-	}
-	s = o.EpisodeGrams(h.Episode.UserText, h.Episode.ReplyText)
-	g.mu.Lock()
-	g.m[h.Episode.ID] = s
-	g.mu.Unlock()
-	return s
-}
-
-// candsOf converts a result's candidates (requested WithCandidates) of a
-// retriever with options ro. A candidate's boost (Options.TimeBoost inside
-// the message's time window) is not reported by the retriever: it is what the
-// live Final holds beyond the weighted parts, snapped to ro.TimeBoost so that
-// the recomputed Final with the live weights is bit-identical to the live one.
-func candsOf(res retriever.Result, ro retriever.Options, gc *gramCache) []cand {
-	o := ro.Rerank
-	out := make([]cand, len(res.Candidates))
-	for i, h := range res.Candidates {
-		out[i] = cand{ID: h.Episode.ID, ExtID: h.Episode.ExternalID, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Live: h.Score,
-			Boost: h.Boost, Cosine: h.Cosine, Coverage: h.Coverage, Proximity: h.Proximity, InWindow: h.InWindow, pos: i, grams: gc.get(h, o), at: h.Episode.OccurredAt}
-	}
-	return out
-}
-
-// rescore returns the candidates with Final recomputed from their parts with
-// w, exactly as rerank.Score computes it, in the order rerank.Score would put
-// them. rerank.Score stable-sorts the fused list (RRF descending, fusion ties
-// in first-seen order) by Final descending; the candidates here come in the
-// live rerank order, so ties in the new Final are broken by RRF descending and
-// then by the live position. With the live weights this is exactly the live
-// order; with other weights it differs only for candidates tied on both the
-// new Final and RRF but not on the live Final, where the fusion's first-seen
-// order is no longer known.
-func rescore(cs []cand, w weights) []cand {
-	out := slices.Clone(cs)
-	for i := range out {
-		c := &out[i]
-		c.Final = w.RRF*c.RRFNorm + w.Lex*c.Lex + w.Rec*c.Rec + w.Cov*c.Coverage + w.Prox*c.Proximity
-		if c.Boost != 0 {
-			c.Final += c.Boost
-		}
-	}
-	slices.SortFunc(out, func(a, b cand) int {
-		// the neighbours the retriever added (no fused score) come after
-		// the fused candidates, as it appends them before its last sort
-		if aAdded, bAdded := a.RRF == 0, b.RRF == 0; aAdded != bAdded {
-			if aAdded {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(b.Final, a.Final); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.RRF, a.RRF); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
-	return out
-}
-
-// withAdjacency fills each candidate's neighbours in the person's timeline,
-// for raiseNeighbors.
-func withAdjacency(ctx context.Context, s *episode.Store, user string, cs []cand) error {
-	ids := make([]int64, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ID
-	}
-	adj, err := s.Adjacent(ctx, user, ids)
-	if err != nil {
-		return err
-	}
-	for i := range cs {
-		cs[i].adj = adj[i]
-	}
-	return nil
-}
-
-// raiseNeighbors is the retriever's NeighborShare on recomputed scores: a
-// candidate next to one of the first MaxResults (anchors) rises to share of
-// that one's Final, then the list is sorted again, ties in their order. The
-// anchors are the first candidates a search found: a neighbour the live
-// retrieval added (NeighborFetch; no fused score) is never one. Which
-// neighbours are added depends on the live first candidate, so with other
-// weights the replay holds the live retrieval's additions, not its own.
-func raiseNeighbors(sorted []cand, nb neighbourRule, o rerank.Options) []cand {
-	byFinal := func(a, b cand) int { return cmp.Compare(b.Final, a.Final) }
-	if nb.share <= 0 || len(sorted) < 2 {
-		slices.SortStableFunc(sorted, byFinal)
-		return sorted
-	}
-	var anchors []int // positions in sorted
-	for i, c := range sorted {
-		if len(anchors) == max(1, o.MaxResults) {
-			break
-		}
-		if c.RRF > 0 {
-			anchors = append(anchors, i)
-		}
-	}
-	for _, i := range anchors {
-		floor := nb.share * sorted[i].Final
-		for _, id := range sorted[i].adj {
-			j := slices.IndexFunc(sorted, func(c cand) bool { return c.ID == id })
-			if j >= 0 && id != 0 && !slices.Contains(anchors, j) && sorted[j].Final < floor && nb.near(sorted[i].at, sorted[j].at) {
-				sorted[j].Final = floor
-			}
-		}
-	}
-	slices.SortStableFunc(sorted, byFinal)
-	return sorted
-}
-
-// neighbourRule is the retriever's NeighborShare and NeighborGap.
-type neighbourRule struct {
-	share float64
-	gap   time.Duration
-}
-
-func neighbourRuleOf(o retriever.Options) neighbourRule {
-	return neighbourRule{o.NeighborShare, o.NeighborGap}
-}
-
-// near reports whether a and b are within the gap (any, when it is 0).
-func (nb neighbourRule) near(a, b time.Time) bool {
-	d := a.Sub(b)
-	return nb.gap <= 0 || (d <= nb.gap && d >= -nb.gap)
-}
-
-// replay is the retriever's order under weights w: rescore, then
-// raiseNeighbors.
-func replay(cs []cand, w weights, nb neighbourRule, o rerank.Options) []cand {
-	return raiseNeighbors(rescore(cs, w), nb, o)
-}
-
-// walk is rerank.Select without its final High gate, on recomputed scores:
-// rerank.Select needs rerank.Scored values whose n-gram sets are unexported,
-// so the walk is repeated here (a public helper in rerank, e.g. Select over
-// caller-supplied scores and n-grams, would avoid this copy). It walks the
-// sorted list, stops at MaxResults picks, skips a candidate whose Final is
-// below medium, and skips one whose n-gram Dice with an earlier pick is at
-// least DedupeDice (both sets non-empty).
-func walk(sorted []cand, medium float64, o rerank.Options) []cand {
-	var picks []cand
-	for _, c := range sorted {
-		if len(picks) >= o.MaxResults {
-			break
-		}
-		if c.Final < medium {
-			continue
-		}
-		if slices.ContainsFunc(picks, func(p cand) bool {
-			return p.grams.Len() > 0 && c.grams.Len() > 0 && ngram.Dice(p.grams, c.grams) >= o.DedupeDice
-		}) {
-			continue
-		}
-		picks = append(picks, c)
-	}
-	return picks
-}
-
-// gate keeps the candidates that g admits, in order, as the retriever does
-// before rerank.Select: only the first Depth candidates (0: twice
-// MaxResults) are examined, and one passes when its Coverage reaches
-// MinCoverage or its Cosine reaches MinCosine (a zero threshold disables its
-// test; the zero Gate admits everything), or it lies inside the message's
-// time window. The retriever's Gate.admits and
-// Gate.depth are unexported, hence this copy. The retriever computes every
-// candidate's Coverage, so the replay has it whatever the weights.
-// With UnknownNames, a query whose live retrieval found names the memory
-// does not hold (unknown) admits nothing.
-func gate(sorted []cand, g retriever.Gate, o rerank.Options, unknown bool) []cand {
-	if g.UnknownNames && unknown {
-		return nil
-	}
-	if g.MinCoverage <= 0 && g.MinCosine <= 0 {
-		return sorted
-	}
-	depth := g.Depth
-	if depth <= 0 {
-		depth = 2 * max(1, o.MaxResults)
-	}
-	for _, c := range sorted[:min(depth, len(sorted))] {
-		if (g.MinCoverage > 0 && c.Coverage >= g.MinCoverage) || (g.MinCosine > 0 && c.Cosine >= g.MinCosine) || c.InWindow {
-			return sorted // evidence: the reranker picks as usual
-		}
-	}
-	return nil
-}
-
-// selectOffline is the retriever's selection on recomputed scores: the gate,
-// the walk, then nothing when there is no pick or the first pick is below
-// High.
-func selectOffline(sorted []cand, g retriever.Gate, o rerank.Options, unknown bool) []cand {
-	picks := walk(gate(sorted, g, o, unknown), o.Medium, o)
-	if len(picks) == 0 || picks[0].Final < o.High {
-		return nil
-	}
-	return picks
-}
-
-// tuneQuery is one query's live retrieval.
+// tuneQuery is one query's live retrieval: its ranking as the ranking core
+// scored it (retriever.Result.Ranked), from which package rerank replays it
+// under other weights, gates and thresholds.
 type tuneQuery struct {
 	suite    string
 	relevant map[string]bool
-	cands    []cand
-	live     []string // the live picks' external ids
-	// unknownNames: the message names what the memory does not hold.
-	unknownNames bool
+	ranked   []rerank.Scored
+	ext      map[int64]string   // the candidates' external ids
+	adj      map[int64][2]int64 // each candidate's neighbours in the person's timeline (episode.Store.Adjacent)
+	unknown  []string           // the message's names the memory never held (the names gate)
+	live     []string           // the live picks' external ids
+}
+
+// newTuneQuery records a live retrieval (made WithCandidates) of q, and the
+// candidates' neighbours when the ranking raises them.
+func newTuneQuery(ctx context.Context, s *episode.Store, suite string, q dataset.Query, res retriever.Result, o rerank.Options) (tuneQuery, error) {
+	tq := tuneQuery{suite: suite, relevant: map[string]bool{}, ranked: res.Ranked, ext: map[int64]string{}, unknown: res.Trace.UnknownNames}
+	for _, id := range q.Relevant {
+		tq.relevant[id] = true
+	}
+	for _, h := range res.Hits {
+		tq.live = append(tq.live, h.Episode.ExternalID)
+	}
+	ids := make([]int64, len(res.Candidates))
+	for i, c := range res.Candidates {
+		ids[i] = c.Episode.ID
+		tq.ext[c.Episode.ID] = c.Episode.ExternalID
+	}
+	if o.Neighbors.Share > 0 && len(ids) > 0 {
+		adj, err := s.Adjacent(ctx, q.User, ids)
+		if err != nil {
+			return tq, err
+		}
+		tq.adj = make(map[int64][2]int64, len(ids))
+		for i, id := range ids {
+			tq.adj[id] = adj[i]
+		}
+	}
+	return tq, nil
+}
+
+// replay is the live ranking under o: the candidates rescored from their
+// parts with o's weights, the neighbours of o's anchors raised, and the
+// neighbours the live retrieval added added again where o's anchors want
+// them. With the live options it is the live ranking exactly; with others the
+// anchors may want a neighbour the live retrieval never read, which the
+// replay cannot add.
+func (q tuneQuery) replay(o rerank.Options) []rerank.Scored {
+	var fused, added []rerank.Scored
+	for _, s := range q.ranked {
+		if s.Added {
+			added = append(added, s)
+		} else {
+			fused = append(fused, s)
+		}
+	}
+	fused = rerank.Rescore(fused, o.Weights)
+	added = rerank.Rescore(added, o.Weights)
+	nb := o.Neighbors
+	if nb.Share <= 0 || len(fused) == 0 {
+		return fused
+	}
+	adj := make([][2]int64, nb.Anchors(fused, o.Select.MaxResults))
+	for i := range adj {
+		adj[i] = q.adj[fused[i].ID]
+	}
+	return nb.Add(fused, nb.Raise(fused, adj), added)
+}
+
+// picks are the picks of a replayed ranking under o: none when the gate
+// declines, else rerank.Select's, without the High test of the first pick
+// when anyHigh (sweep applies each High itself).
+func (q tuneQuery) picks(sorted []rerank.Scored, o rerank.Options, anyHigh bool) []rerank.Pick {
+	if o.Gate.Decline(sorted, q.unknown) != "" {
+		return nil
+	}
+	sel := o.Select
+	if anyHigh {
+		sel.High = 0
+	}
+	return rerank.Select(sorted, sel)
 }
 
 // tuneCell is the figures of one (weights, medium, high) setting.
 type tuneCell struct {
-	Weights     weights        `json:"weights"`
-	Gate        retriever.Gate `json:"gate"`
+	Weights     rerank.Weights `json:"weights"`
+	Gate        rerank.Gate    `json:"gate"`
 	Medium      float64        `json:"medium"`
 	High        float64        `json:"high"`
 	Precision   float64        `json:"inject_precision"` // injections with a relevant pick / injections
@@ -305,7 +131,7 @@ type tuneCell struct {
 // picks of a (weights, gate, medium) do not depend on high, only the test of
 // the first pick does, so each query is walked once per (weights, gate,
 // medium).
-func sweep(qs []tuneQuery, ws []weights, nb neighbourRule, gates []retriever.Gate, mediums, highs []float64, o rerank.Options) []tuneCell {
+func sweep(qs []tuneQuery, ws []rerank.Weights, gates []rerank.Gate, mediums, highs []float64, base rerank.Options) []tuneCell {
 	var cells []tuneCell
 	for _, w := range ws {
 		type walked struct {
@@ -313,27 +139,30 @@ func sweep(qs []tuneQuery, ws []weights, nb neighbourRule, gates []retriever.Gat
 			hit   bool    // a pick is relevant
 			r5    float64
 		}
-		sorted := make([][]cand, len(qs))
+		o := base
+		o.Weights = w
+		sorted := make([][]rerank.Scored, len(qs))
 		for i, q := range qs {
-			sorted[i] = replay(q.cands, w, nb, o)
+			sorted[i] = q.replay(o)
 		}
 		for _, g := range gates {
 			for _, m := range mediums {
 				walks := make([]walked, len(qs))
 				for i, q := range qs {
-					picks := walk(gate(sorted[i], g, o, q.unknownNames), m, o)
+					o.Gate, o.Select.Medium = g, m
+					picks := q.picks(sorted[i], o, true)
 					walks[i].first = math.Inf(-1)
 					if len(picks) > 0 {
 						walks[i].first = picks[0].Final
 					}
 					for _, p := range picks {
-						if q.relevant[p.ExtID] {
+						if q.relevant[q.ext[p.ID]] {
 							walks[i].hit = true
 						}
 					}
 					ids := make([]string, min(5, len(sorted[i])))
 					for j := range ids {
-						ids[j] = sorted[i][j].ExtID
+						ids[j] = q.ext[sorted[i][j].ID]
 					}
 					walks[i].r5 = recallAt(ids, q.relevant, 5)
 				}
@@ -418,15 +247,15 @@ func parseRange(s string) ([]float64, error) {
 }
 
 // parseWeights parses a comma list of rrf/lex/rec[/coverage[/proximity]]
-// weights; the coverage and proximity weights left out are cov and prox.
-func parseWeights(s string, cov, prox float64) ([]weights, error) {
-	var out []weights
+// weights; the weights left out (and Window) are base's.
+func parseWeights(s string, base rerank.Weights) ([]rerank.Weights, error) {
+	var out []rerank.Weights
 	for _, t := range strings.Split(s, ",") {
 		parts := strings.Split(strings.TrimSpace(t), "/")
 		if len(parts) < 3 || len(parts) > 5 {
 			return nil, fmt.Errorf("%w: weights %q: want rrf/lex/rec, rrf/lex/rec/coverage or rrf/lex/rec/coverage/proximity", errUsage, t)
 		}
-		v := [5]float64{3: cov, 4: prox}
+		v := [5]float64{3: base.Coverage, 4: base.Proximity}
 		for i, p := range parts {
 			f, err := strconv.ParseFloat(p, 64)
 			if err != nil {
@@ -434,7 +263,9 @@ func parseWeights(s string, cov, prox float64) ([]weights, error) {
 			}
 			v[i] = f
 		}
-		out = append(out, weights{v[0], v[1], v[2], v[3], v[4]})
+		w := base
+		w.RRF, w.Lex, w.Recency, w.Coverage, w.Proximity = v[0], v[1], v[2], v[3], v[4]
+		out = append(out, w)
 	}
 	return out, nil
 }
@@ -467,24 +298,24 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: tune sweeps one configuration; give one -preset, -arms, -tokenizer and -variant", errUsage)
 	}
 	cfg := cfgs[0]
-	ro := cfg.Opts.Rerank
+	ro := cfg.Opts.Rank
 	highs, err := parseRange(*highFlag)
 	if err != nil {
 		return err
 	}
-	mediums := []float64{ro.Medium}
+	mediums := []float64{ro.Select.Medium}
 	if *mediumFlag != "" {
 		if mediums, err = parseRange(*mediumFlag); err != nil {
 			return err
 		}
 	}
-	ws := []weights{weightsOf(ro)}
+	ws := []rerank.Weights{ro.Weights}
 	if *weightsFlag != "" {
-		if ws, err = parseWeights(*weightsFlag, ro.WeightCoverage, ro.WeightProximity); err != nil {
+		if ws, err = parseWeights(*weightsFlag, ro.Weights); err != nil {
 			return err
 		}
 	}
-	cosines, covs := []float64{cfg.Opts.Gate.MinCosine}, []float64{cfg.Opts.Gate.MinCoverage}
+	cosines, covs := []float64{ro.Gate.MinCosine}, []float64{ro.Gate.MinCoverage}
 	if *cosFlag != "" {
 		if cosines, err = parseRange(*cosFlag); err != nil {
 			return err
@@ -495,10 +326,12 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	var gates []retriever.Gate
+	var gates []rerank.Gate
 	for _, c := range cosines {
 		for _, v := range covs {
-			gates = append(gates, retriever.Gate{MinCosine: c, MinCoverage: v, Depth: cfg.Opts.Gate.Depth, UnknownNames: cfg.Opts.Gate.UnknownNames})
+			g := ro.Gate
+			g.MinCosine, g.MinCoverage = c, v
+			gates = append(gates, g)
 		}
 	}
 	emb, err := f.emb.embedder()
@@ -531,37 +364,20 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		qs := make([]tuneQuery, len(s.Queries))
-		gc := &gramCache{m: map[int64]ngram.Set{}}
+		errs := make([]error, len(s.Queries))
 		err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
-			q := s.Queries[i]
-			tq := tuneQuery{suite: s.Name, relevant: map[string]bool{}, cands: candsOf(res, cfg.Opts, gc),
-				unknownNames: len(res.Trace.UnknownNames) > 0}
-			for _, id := range q.Relevant {
-				tq.relevant[id] = true
-			}
-			for _, h := range res.Hits {
-				tq.live = append(tq.live, h.Episode.ExternalID)
-			}
-			qs[i] = tq
+			qs[i], errs[i] = newTuneQuery(ctx, stores.of(cfg), s.Name, s.Queries[i], res, ro)
 		})
-		if err == nil && cfg.Opts.NeighborShare > 0 {
-			for i := range qs {
-				if err = withAdjacency(ctx, stores.of(cfg), s.Queries[i].User, qs[i].cands); err != nil {
-					break
-				}
-			}
-		}
 		stores.Close()
-		if err != nil {
+		if err = errors.Join(append(errs, err)...); err != nil {
 			return err
 		}
 		// Check the offline selection against the live one.
-		lw := weightsOf(ro)
 		for _, q := range qs {
 			total++
 			var ids []string
-			for _, p := range selectOffline(replay(q.cands, lw, neighbourRuleOf(cfg.Opts), ro), cfg.Opts.Gate, ro, q.unknownNames) {
-				ids = append(ids, p.ExtID)
+			for _, p := range q.picks(q.replay(ro), ro, false) {
+				ids = append(ids, q.ext[p.ID])
 			}
 			if slices.Equal(ids, q.live) {
 				same++
@@ -590,9 +406,9 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var results []result
 	var plotCells []tuneCell
 	for gi, g := range groups {
-		cells := sweep(g, ws, neighbourRuleOf(cfg.Opts), gates, mediums, highs, ro)
+		cells := sweep(g, ws, gates, mediums, highs, ro)
 		for _, c := range cells {
-			tab.add(labels[gi], c.Weights.String(), fmt.Sprintf("%.2f", c.Gate.MinCosine), fmt.Sprintf("%.2f", c.Gate.MinCoverage),
+			tab.add(labels[gi], weightsLabel(c.Weights), fmt.Sprintf("%.2f", c.Gate.MinCosine), fmt.Sprintf("%.2f", c.Gate.MinCoverage),
 				fmt.Sprintf("%.2f", c.Medium), fmt.Sprintf("%.2f", c.High),
 				fmt.Sprint(c.N), fmt.Sprint(c.N0), f3(c.Precision), f3(c.Recall), f3(c.Inject), f3(c.InjectTop5), f3(c.FalseInject), f3(c.R5))
 			results = append(results, result{Suite: labels[gi], Preset: cfg.Preset, Config: cfg.Label(), Metrics: c})
@@ -625,8 +441,8 @@ func plotSweep(path, title string, cells []tuneCell, several bool) error {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top = true
 	type key struct {
-		w weights
-		g retriever.Gate
+		w rerank.Weights
+		g rerank.Gate
 		m float64
 	}
 	var keys []key
@@ -646,7 +462,7 @@ func plotSweep(path, title string, cells []tuneCell, several bool) error {
 	for _, k := range keys {
 		suffix := ""
 		if several {
-			suffix = fmt.Sprintf(" (w %s, cos %.2f, cov %.2f, m %.2f)", k.w, k.g.MinCosine, k.g.MinCoverage, k.m)
+			suffix = fmt.Sprintf(" (w %s, cos %.2f, cov %.2f, m %.2f)", weightsLabel(k.w), k.g.MinCosine, k.g.MinCoverage, k.m)
 		}
 		s := series[k]
 		vs = append(vs, "inject precision"+suffix, s[0], "inject recall"+suffix, s[1], "false-inject rate"+suffix, s[2])

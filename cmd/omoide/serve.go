@@ -602,7 +602,7 @@ func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	section := memorypack.RenderEvidence(res.Evidence(), opts)
+	section := memorypack.RenderEvidence(omoide.EvidenceOf(res), opts)
 	return packJSON{Section: section, Inject: section != "", Hits: toHitsJSON(res.Hits), Trace: toTraceJSON(res.Trace)}, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
 
@@ -507,7 +508,7 @@ func TestTraceJSONSaysWhy(t *testing.T) {
 		got["neighbors"] != 3.0 || got["neighbors_added"] != 1.0 {
 		t.Fatalf("trace JSON %s", b)
 	}
-	if b, _ := json.Marshal(toHitJSON(retriever.Hit{InWindow: true, Coverage: 0.5})); !strings.Contains(string(b), `"in_window":true`) || !strings.Contains(string(b), `"coverage":0.5`) {
+	if b, _ := json.Marshal(toHitJSON(retriever.Hit{Parts: rerank.Parts{InWindow: true, Coverage: 0.5}})); !strings.Contains(string(b), `"in_window":true`) || !strings.Contains(string(b), `"coverage":0.5`) {
 		t.Fatalf("hit JSON %s lacks in_window or coverage", b)
 	}
 }

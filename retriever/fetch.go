@@ -1,0 +1,251 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/ngram"
+)
+
+// fetch reads the fused candidates' episodes, their n-grams and, when the
+// ranking measures terms or candidates are asked for, their term coverage of
+// the message and proximity.
+func (rt *retrieval) fetch(ctx context.Context) error {
+	t := time.Now()
+	if rt.opts.Rank.MeasuresTerms() || rt.withCandidates {
+		terms := rt.q.terms[0] // the message's, unless clipped for BM25
+		if c := rt.opts.BM25.MaxChars; c > 0 && utf8.RuneCountInString(pytext.Compact(rt.text)) > c {
+			terms = rt.store.Analyzer().Terms(rt.text)
+		}
+		var err error
+		if rt.cover, err = rt.termWeights(ctx, terms); err != nil {
+			return err
+		}
+	}
+	ids := make([]int64, len(rt.fused))
+	for i, f := range rt.fused {
+		ids[i] = f.ID
+	}
+	var err error
+	if rt.eps, rt.grams, rt.matches, err = rt.read(ctx, ids, rt.cover); err != nil {
+		return err
+	}
+	rt.tr.Fetch = time.Since(t)
+	rt.tr.Fetched = len(rt.eps)
+	return nil
+}
+
+// fetchParts is how many concurrent reads fetch the candidates; fetchPart is
+// the fewest candidates worth a read of their own.
+const (
+	fetchParts = 2
+	fetchPart  = 16
+)
+
+// read returns the episodes of ids still in the store, in the order of ids,
+// with each one's rerank n-grams and, when cover is not nil, its coverage of
+// the message and proximity. The candidates are read in up to fetchParts parts at once,
+// each part's n-grams and coverage made as it arrives: the searches are over,
+// and reading and n-gramming sixty episodes on one core left the other idle.
+func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights) ([]episode.Episode, []ngram.Set, []termMatch, error) {
+	parts := min(fetchParts, max(1, len(ids)/fetchPart))
+	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]termMatch, parts), make([]error, parts)
+	read := func(p int) {
+		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
+		if eps[p], errs[p] = r.store.GetMany(ctx, part); errs[p] != nil {
+			return
+		}
+		grams[p] = make([]ngram.Set, len(eps[p]))
+		for i, e := range eps[p] {
+			grams[p][i] = r.opts.Rank.Ngrams.Episode(e.UserText, e.ReplyText)
+		}
+		covs[p] = make([]termMatch, len(eps[p]))
+		if cover == nil {
+			return
+		}
+		got := make([]int64, len(eps[p]))
+		for i, e := range eps[p] {
+			got[i] = e.ID
+		}
+		held, err := r.store.IndexedTerms(ctx, got)
+		if err != nil {
+			errs[p] = fmt.Errorf("coverage: %w", err)
+			return
+		}
+		var sc matchScratch
+		for i := range held {
+			covs[p][i] = cover.match(held[i], &sc)
+		}
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { read(p) })
+	}
+	read(0)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, nil, fmt.Errorf("retriever: fetch candidates: %w", err)
+	}
+	return slices.Concat(eps...), slices.Concat(grams...), slices.Concat(covs...), nil
+}
+
+// termWeights are a message's distinct terms, sorted, with their IDF
+// weights: idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index,
+// 0 for a term no episode holds (in a young store that is most function
+// words: it cannot tell candidates apart). With synonyms, a term and its
+// synonyms are one class: df is the sum of theirs (at most N), and an
+// episode holding any of them holds the term.
+type termWeights struct {
+	terms   []string
+	weights []float64
+	sum     float64
+	// next[i] is the index of the term that follows terms[i] in the
+	// message, -1 for the last; pairSum weighs every adjacent pair.
+	next    []int
+	pairSum float64
+	// keys are the terms and their synonyms, sorted; keys[i] stands for
+	// terms[owner[i]].
+	keys  []string
+	owner []int
+}
+
+// matchScratch is termWeights.match's working space.
+type matchScratch struct {
+	seen []bool
+	idx  []int
+}
+
+// termMatch is how an episode's indexed terms match the message's.
+type termMatch struct {
+	coverage, proximity float64
+}
+
+// proximityWindow is how many indexed terms after a message term its
+// successor in the message may come to count as near: the analyzers drop
+// particles, so "梅雨の期間" is indexed as adjacent terms, and a window of 2
+// lets one word stand between.
+const proximityWindow = 2
+
+// termWeights returns the weights of terms, or nil when they weigh nothing.
+func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeights, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	w := &termWeights{terms: slices.Clone(terms)}
+	slices.Sort(w.terms)
+	w.terms = slices.Compact(w.terms)
+	type key struct {
+		k string
+		o int
+	}
+	var ks []key
+	for i, t := range w.terms {
+		ks = append(ks, key{t, i})
+		if r.thesaurus != nil {
+			for _, a := range r.thesaurus.Synonyms(t) {
+				ks = append(ks, key{a, i})
+			}
+		}
+	}
+	slices.SortFunc(ks, func(a, b key) int { return strings.Compare(a.k, b.k) })
+	w.keys, w.owner = make([]string, len(ks)), make([]int, len(ks))
+	for i, k := range ks {
+		w.keys[i], w.owner[i] = k.k, k.o
+	}
+	uniq := slices.Compact(slices.Clone(w.keys))
+	df, total, err := r.store.DocFreq(ctx, uniq)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: coverage: %w", err)
+	}
+	classDF := make([]int, len(w.terms))
+	for i, k := range w.keys {
+		j, _ := slices.BinarySearch(uniq, k)
+		classDF[w.owner[i]] += df[j]
+	}
+	w.weights = make([]float64, len(w.terms))
+	for i := range w.terms {
+		if d := min(classDF[i], total); d > 0 {
+			w.weights[i] = math.Log(1 + float64(total)/float64(d+1))
+			w.sum += w.weights[i]
+		}
+	}
+	if w.sum == 0 {
+		return nil, nil
+	}
+	w.next = make([]int, len(w.terms))
+	for i := range w.next {
+		w.next[i] = -1
+	}
+	prev := -1
+	for _, t := range terms {
+		j, _ := slices.BinarySearch(w.terms, t)
+		if prev >= 0 && prev != j && w.next[prev] < 0 && w.weights[prev] > 0 && w.weights[j] > 0 {
+			w.next[prev] = j
+			w.pairSum += w.weights[prev] + w.weights[j]
+		}
+		prev = j
+	}
+	return w, nil
+}
+
+// match returns the coverage and proximity of an episode whose indexed terms
+// are held, in order. Coverage is the IDF-weighted share of the message's
+// terms it holds, Σ idf(t) over the message terms it holds / Σ idf(t) over
+// all of them. Rare words (names, topics) weigh more than the words every
+// episode has, so the share says how much of what the message is about the
+// episode speaks of. It is the gate's evidence and, weighed by
+// Rank.Weights.Coverage, part of the score. Proximity is the same share over
+// the message's adjacent term pairs, a pair held when its second term follows
+// its first within proximityWindow terms (a held term that stands for two of
+// the message's, through a shared synonym, counts for the first in the pair
+// test). sc is reused from one call to the next.
+func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
+	sc.seen = slices.Grow(sc.seen[:0], len(w.terms))[:len(w.terms)]
+	sc.idx = slices.Grow(sc.idx[:0], len(held))[:len(held)]
+	seen, idx := sc.seen, sc.idx
+	clear(seen)
+	var m termMatch
+	got, pairs := 0.0, 0.0
+	for p, t := range held {
+		idx[p] = -1
+		k, ok := slices.BinarySearch(w.keys, t)
+		for ; ok && k < len(w.keys) && w.keys[k] == t; k++ {
+			j := w.owner[k]
+			if idx[p] < 0 {
+				idx[p] = j
+			}
+			if !seen[j] {
+				seen[j] = true
+				got += w.weights[j]
+			}
+		}
+	}
+	m.coverage = got / w.sum
+	if w.pairSum == 0 {
+		return m
+	}
+	clear(seen) // now: the pair starting at j was found
+	for p, j := range idx {
+		if j < 0 || w.next[j] < 0 || seen[j] {
+			continue
+		}
+		for q := p + 1; q < len(idx) && q <= p+proximityWindow; q++ {
+			if idx[q] == w.next[j] {
+				seen[j] = true
+				pairs += w.weights[j] + w.weights[w.next[j]]
+				break
+			}
+		}
+	}
+	m.proximity = pairs / w.pairSum
+	return m
+}

@@ -1,0 +1,419 @@
+package retriever
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/ngram"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/rrf"
+	"github.com/omoide/omoide/smalltalk"
+	"github.com/omoide/omoide/timeexpr"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// retrieval is one request's state as it moves through the stages.
+type retrieval struct {
+	*Retriever
+	user, text     string    // whose memory; the message, trimmed
+	now            time.Time // the request's clock
+	withCandidates bool
+	filter         episode.Filter  // the arms' filter
+	window         *episode.Filter // the filter inside the message's time window, if it names one
+	recent         []Message       // the recent conversation
+	recentIDs      []int64         // the stored episodes that stood in for it
+	q              queryTexts
+	terms          [][]string // each query's BM25 terms, bounded
+	bm25Any        bool       // one of them searches something
+	arms           armResults
+	fused          []rrf.Scored
+	cover          *termWeights // the message's terms, when coverage is measured
+	eps            []episode.Episode
+	grams          []ngram.Set
+	matches        []termMatch
+	byID           map[int64]episode.Episode // the ranked candidates' episodes
+	query          rerank.Query
+	echo           echoFilter // the recent conversation's episodes, when they are excluded
+	rankStart      time.Time
+	scored         []rerank.Scored
+	declined       bool // the gate declined the retrieval
+	tr             *Trace
+}
+
+// prepare reads the message, its time window and the recent conversation and
+// builds the queries and their BM25 terms. It returns nil, with res complete,
+// when nothing is to be searched: an empty message, small talk, or a message
+// that is only a time reference (answered with the window's episodes).
+func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*retrieval, error) {
+	start := time.Now()
+	tr := &res.Trace
+	if !utf8.ValidString(req.Text) {
+		return nil, errors.New("retriever: message text is not valid UTF-8")
+	}
+	rt := &retrieval{Retriever: r, user: req.User, text: strings.TrimFunc(req.Text, pytext.IsSpace), now: req.Now,
+		withCandidates: req.WithCandidates, tr: tr}
+	if rt.text == "" {
+		tr.Skipped = "empty message"
+		return nil, nil
+	}
+	if r.opts.SkipSmallTalk && !smalltalk.NeedsMemory(rt.text) {
+		tr.Skipped = "small talk"
+		return nil, nil
+	}
+	if rt.now.IsZero() {
+		rt.now = time.Now()
+	}
+	loc := req.Location
+	if loc == nil {
+		loc = r.opts.location()
+	}
+	rt.filter = r.filter(rt.now, loc)
+	if r.opts.TimeAware {
+		if w, ok := timeexpr.Parse(rt.text, rt.now, loc); ok {
+			tr.Window = fmt.Sprintf("%s [%s, %s)", w.Expr, w.From.Format(time.RFC3339), w.To.Format(time.RFC3339))
+			wf := rt.filter
+			wf.Since, wf.Until = w.From, w.To
+			if rt.filter.Since.After(w.From) {
+				wf.Since = rt.filter.Since
+			}
+			rt.window = &wf
+			if w.Only {
+				return nil, rt.windowOnly(ctx, w.Expr, res)
+			}
+		}
+	}
+	rt.recent = req.Recent
+	if rt.recent == nil && r.opts.Context.Episodes > 0 {
+		eps, err := r.store.Recent(ctx, req.User, r.opts.Context.Episodes)
+		if err != nil {
+			return nil, fmt.Errorf("retriever: %w", err)
+		}
+		rt.recent = MessagesOf(eps)
+		for _, e := range eps {
+			rt.recentIDs = append(rt.recentIDs, e.ID)
+		}
+	}
+	rt.q = r.queries(rt.text, rt.recent)
+	tr.Queries = rt.q.texts
+	if r.opts.BM25.K > 0 {
+		var err error
+		if rt.terms, err = r.queryTerms(ctx, req.User, rt.q.terms); err != nil {
+			return nil, err
+		}
+		tr.BM25Match = make([]string, len(rt.terms))
+		for i, t := range rt.terms {
+			tr.BM25Match[i] = tokenize.MatchQuery(t)
+			rt.bm25Any = rt.bm25Any || tr.BM25Match[i] != ""
+		}
+	}
+	tr.Prepare = time.Since(start)
+	return rt, nil
+}
+
+// windowOnly answers a message that is only a time reference ("先週何話し
+// たっけ") with the newest episodes inside the window, up to MaxResults.
+func (rt *retrieval) windowOnly(ctx context.Context, expr string, res *Result) error {
+	t := time.Now()
+	eps, err := rt.store.Between(ctx, rt.user, rt.opts.Rank.Select.MaxResults, *rt.window)
+	if err != nil {
+		return fmt.Errorf("retriever: %w", err)
+	}
+	res.Trace.Fetch = time.Since(t)
+	res.Trace.Fetched, res.Trace.Picked = len(eps), len(eps)
+	for i, e := range eps {
+		rel := rerank.Medium
+		if i == 0 {
+			rel = rerank.High
+		}
+		res.Hits = append(res.Hits, Hit{Episode: e, Relevance: rel, Reason: "time window: " + expr})
+	}
+	return nil
+}
+
+// filter is the search filter at time now: the day window of MaxAgeDays in
+// time zone loc (UTC day numbers in the reference).
+func (r *Retriever) filter(now time.Time, loc *time.Location) episode.Filter {
+	o := r.opts.Filter
+	f := episode.Filter{Kinds: o.Kinds, States: o.States, MaxSensitivity: o.MaxSensitivity}
+	if o.MaxAgeDays > 0 {
+		y, m, d := now.In(loc).Date()
+		f.Since = time.Date(y, m, d-o.MaxAgeDays, 0, 0, 0, 0, loc)
+	}
+	return f
+}
+
+// queryTexts are a retrieval's query texts.
+type queryTexts struct {
+	texts []string // Q1 and, with context, Q2: what is embedded
+	bm25  []string // the text each query's BM25 terms come from
+	// terms are each query's BM25 terms, analyzed from its bm25 text clipped
+	// to MaxChars, before the MaxTerms cut and the bounds of queryTerms.
+	// terms[0] are the message's.
+	terms  [][]string
+	rerank string // the text the reranker compares episodes with
+}
+
+// queries builds Q1 = the message and, when there is context, Q2 = context +
+// separator + message. With BM25.MessageFirst, Q2's BM25 text is the message
+// and then the context's messages from the newest back, without their role
+// labels ("User", "Persona" are no words of the conversation), so the clip to
+// MaxChars cuts the oldest context instead of the message; its terms are the
+// message's, analyzed once for both queries, then the context's.
+func (r *Retriever) queries(text string, recent []Message) queryTexts {
+	maxChars := r.opts.BM25.MaxChars
+	msgTerms := r.analyzed(text)
+	q := queryTexts{texts: []string{text}, bm25: []string{text}, terms: [][]string{msgTerms}, rerank: text}
+	msgs := r.contextMessages(recent)
+	if len(msgs) == 0 {
+		return q
+	}
+	lines := make([]string, len(msgs))
+	for i, m := range msgs {
+		label := r.opts.Context.UserLabel
+		if m.Role == "assistant" {
+			label = r.opts.Context.AssistantLabel
+		}
+		if label != "" {
+			label += ": "
+		}
+		lines[i] = label + m.Content
+	}
+	q2 := strings.Join(lines, "\n") + ContextSeparator + text
+	q.texts = append(q.texts, q2)
+	q.rerank = q2
+	if !r.opts.BM25.MessageFirst {
+		q.bm25 = append(q.bm25, q2)
+		q.terms = append(q.terms, r.analyzed(q2))
+		return q
+	}
+	rev := make([]string, 0, len(msgs)+1)
+	rev = append(rev, text)
+	terms := slices.Clip(msgTerms)
+	room := maxChars - utf8.RuneCountInString(pytext.Compact(text))
+	for i := len(msgs) - 1; i >= 0; i-- {
+		c := msgs[i].Content
+		rev = append(rev, c)
+		if maxChars > 0 {
+			if room--; room <= 0 { // the space between two messages
+				continue
+			}
+			if n := utf8.RuneCountInString(c); n > room {
+				c = pytext.Head(c, room)
+			}
+			room -= utf8.RuneCountInString(c)
+		}
+		for _, t := range r.contextTerms.terms(r.store.Analyzer(), c) {
+			if !slices.Contains(terms, t) { // an analyzer's terms are distinct
+				terms = append(terms, t)
+			}
+		}
+	}
+	q.bm25 = append(q.bm25, strings.Join(rev, "\n"))
+	q.terms = append(q.terms, terms)
+	return q
+}
+
+// analyzed returns the terms of text compacted and clipped to BM25.MaxChars
+// characters.
+func (r *Retriever) analyzed(text string) []string {
+	s := pytext.Compact(text)
+	if r.opts.BM25.MaxChars > 0 {
+		s = pytext.Head(s, r.opts.BM25.MaxChars)
+	}
+	return r.store.Analyzer().Terms(s)
+}
+
+// MessagesOf turns stored episodes into conversation messages: each user text
+// as a user message and each reply as an assistant message, empty ones left
+// out.
+func MessagesOf(eps []episode.Episode) []Message {
+	msgs := make([]Message, 0, 2*len(eps))
+	for _, e := range eps {
+		if e.UserText != "" {
+			msgs = append(msgs, Message{Role: "user", Content: e.UserText})
+		}
+		if e.ReplyText != "" {
+			msgs = append(msgs, Message{Role: "assistant", Content: e.ReplyText})
+		}
+	}
+	return msgs
+}
+
+// contextMessages returns the last Context.Messages messages of the user and
+// the assistant, each text compacted.
+func (r *Retriever) contextMessages(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		// As in the reference, only empty messages are skipped: a
+		// whitespace-only one still yields its label in Q2.
+		if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
+			out = append(out, Message{Role: m.Role, Content: pytext.Compact(m.Content)})
+		}
+	}
+	return out[max(0, len(out)-r.opts.Context.Messages):]
+}
+
+// termCache keeps the analyzed terms of recent context messages: a
+// conversation's context moves by one message a turn, so each message is
+// analyzed once instead of on every turn it stays in the context. It is safe
+// for concurrent use; its zero value is empty.
+type termCache struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+// maxCachedContexts bounds a termCache; when full it starts over.
+const maxCachedContexts = 4096
+
+// terms returns a's terms of the compacted text, from the cache when it holds
+// them. The slice is shared: callers do not modify it.
+func (c *termCache) terms(a tokenize.Analyzer, text string) []string {
+	c.mu.Lock()
+	t, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return t
+	}
+	t = slices.Clip(a.Terms(text))
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedContexts {
+		c.m = make(map[string][]string)
+	}
+	c.m[text] = t
+	c.mu.Unlock()
+	return t
+}
+
+// minCommonDocs is the fewest episodes that make a word common under
+// BM25.MaxTermShare: in a young store a share is no statistic.
+const minCommonDocs = 100
+
+// A BM25 query's rows among the person's episodes are bounded by MaxRows,
+// and below that by a fortieth of the person's episodes, but never below
+// minMatchRows: a term matching more than that share of a memory weighs
+// little in its bm25 (docs/performance.md, "BM25's work").
+const (
+	minMatchRows   = 250
+	matchRowsShare = 0.025
+)
+
+// queryTerms returns the BM25 terms of each query, bounded as BM25.MaxRows,
+// MaxPostings and MaxTermShare say, then cut to MaxTerms. A term's rows among
+// the person's episodes are estimated as its document frequency times the
+// person's share of the index. FTS5 reads every posting of a term and scores
+// every row an OR query matches; the common terms this drops (particles such
+// as の or て, words the person says every day) match most rows while weighing
+// least in bm25. That bounds BM25's work however many episodes the store and
+// the person hold.
+func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]string) ([][]string, error) {
+	o := r.opts.BM25
+	out := make([][]string, len(analyzed))
+	cut := func(terms []string) []string {
+		if o.MaxTerms > 0 {
+			return terms[:min(len(terms), o.MaxTerms)]
+		}
+		return terms
+	}
+	if o.MaxRows <= 0 && o.MaxPostings <= 0 && o.MaxTermShare <= 0 {
+		for i, terms := range analyzed {
+			out[i] = cut(terms)
+		}
+		return out, nil
+	}
+	var all []string
+	for i, terms := range analyzed {
+		out[i] = slices.Clone(terms)
+		all = append(all, terms...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	df, total, err := r.store.DocFreq(ctx, all)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: bm25 terms: %w", err)
+	}
+	mine, err := r.store.Count(ctx, user)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: bm25 terms: %w", err)
+	}
+	share := 1.0
+	if total > 0 && mine < total {
+		share = float64(mine) / float64(total)
+	}
+	freq := func(t string) int {
+		j, _ := slices.BinarySearch(all, t)
+		return df[j]
+	}
+	budget := float64(o.MaxRows)
+	if o.MaxRows > 0 && mine > 0 {
+		budget = min(budget, max(minMatchRows, matchRowsShare*float64(mine)))
+	}
+	for i, terms := range out {
+		byRarity := slices.Clone(terms)
+		slices.SortFunc(byRarity, func(a, b string) int { return cmp.Or(freq(a)-freq(b), strings.Compare(a, b)) })
+		byRarity = slices.Compact(byRarity)
+		keep := make(map[string]bool, len(terms))
+		rows, postings := 0.0, 0
+		for j, t := range byRarity {
+			f := freq(t)
+			if j > 0 && (o.MaxRows > 0 && rows+float64(f)*share > budget ||
+				o.MaxPostings > 0 && postings+f > o.MaxPostings ||
+				o.MaxTermShare > 0 && f > minCommonDocs && float64(f) > o.MaxTermShare*float64(total)) {
+				break
+			}
+			rows += float64(f) * share
+			postings += f
+			keep[t] = true
+		}
+		kept := terms[:0]
+		for _, t := range terms {
+			if keep[t] {
+				kept = append(kept, t)
+				delete(keep, t)
+			}
+		}
+		out[i] = cut(kept)
+	}
+	return out, nil
+}
+
+// echoFilter recognises episodes already in the recent conversation: the
+// stored episodes that served as context, and episodes whose user text or
+// reply is one of the recent messages. The zero value recognises nothing.
+type echoFilter struct {
+	ids                   []int64
+	userTexts, replyTexts []string
+}
+
+func newEchoFilter(ids []int64, recent []Message) echoFilter {
+	f := echoFilter{ids: ids}
+	for _, m := range recent {
+		c := pytext.Compact(m.Content)
+		switch {
+		case c == "":
+		case m.Role == "user":
+			f.userTexts = append(f.userTexts, c)
+		case m.Role == "assistant":
+			f.replyTexts = append(f.replyTexts, c)
+		}
+	}
+	return f
+}
+
+func (f echoFilter) is(e episode.Episode) bool {
+	if slices.Contains(f.ids, e.ID) {
+		return true
+	}
+	if len(f.userTexts) > 0 && e.UserText != "" && slices.Contains(f.userTexts, pytext.Compact(e.UserText)) {
+		return true
+	}
+	return len(f.replyTexts) > 0 && e.ReplyText != "" && slices.Contains(f.replyTexts, pytext.Compact(e.ReplyText))
+}

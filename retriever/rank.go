@@ -1,0 +1,182 @@
+package retriever
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/ngram"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// score turns the fetched candidates into the ranking's (the person's own,
+// not already in the recent conversation), scores them (rerank.Score) and
+// raises their neighbours, reading those no search found.
+func (rt *retrieval) score(ctx context.Context) error {
+	rt.rankStart = time.Now()
+	if rt.opts.Context.ExcludeRecent {
+		rt.echo = newEchoFilter(rt.recentIDs, rt.recent)
+	}
+	cands := make([]rerank.Candidate, 0, len(rt.eps))
+	rt.byID = make(map[int64]episode.Episode, len(rt.eps))
+	j := 0
+	for _, f := range rt.fused {
+		if j >= len(rt.eps) || rt.eps[j].ID != f.ID {
+			continue // deleted since the search
+		}
+		e, g, m := rt.eps[j], rt.grams[j], rt.matches[j]
+		j++
+		if e.User != rt.user {
+			continue // never another person's episode, whatever an index said
+		}
+		if rt.echo.is(e) {
+			rt.tr.Echoes++
+			continue
+		}
+		rt.byID[e.ID] = e
+		cands = append(cands, rt.candidate(e, g, f.Score, m))
+	}
+	ro := rt.opts.Rank
+	rt.query = rerank.Query{Grams: ro.Ngrams.Query(rt.q.rerank)}
+	if ro.MeasuresTerms() || rt.withCandidates {
+		rt.query.Message = ro.Ngrams.Query(rt.text)
+	}
+	rt.scored = rerank.Score(rt.query, cands, rt.now, ro)
+	return rt.neighbors(ctx)
+}
+
+// candidate is the ranking's candidate for episode e: its n-grams, fused score
+// and term match, whether it lies in the message's time window, and its cosine
+// to the message.
+func (rt *retrieval) candidate(e episode.Episode, g ngram.Set, fused float64, m termMatch) rerank.Candidate {
+	inWindow := rt.window != nil && !e.OccurredAt.Before(rt.window.Since) && e.OccurredAt.Before(rt.window.Until)
+	return rerank.Candidate{ID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g,
+		Parts: rerank.Parts{RRF: fused, Coverage: m.coverage, Proximity: m.proximity, InWindow: inWindow, Cosine: rt.arms.cosine(e.ID)}}
+}
+
+// neighbors raises the candidates next to the first ones in the person's
+// timeline and adds those of the first that no search found, when they pass
+// the same filters (rerank.Neighbors).
+func (rt *retrieval) neighbors(ctx context.Context) error {
+	ro := rt.opts.Rank
+	nb := ro.Neighbors
+	if nb.Share <= 0 || len(rt.scored) == 0 {
+		return nil
+	}
+	anchors := make([]int64, nb.Anchors(rt.scored, ro.Select.MaxResults))
+	for i := range anchors {
+		anchors[i] = rt.scored[i].ID
+	}
+	adj, err := rt.store.Adjacent(ctx, rt.user, anchors)
+	if err != nil {
+		return fmt.Errorf("retriever: neighbours: %w", err)
+	}
+	want := nb.Raise(rt.scored, adj)
+	var fetched []rerank.Scored
+	if len(want) > 0 {
+		ids := make([]int64, len(want))
+		for i, w := range want {
+			ids[i] = w.ID
+		}
+		eps, grams, matches, err := rt.read(ctx, ids, rt.cover)
+		if err != nil {
+			return fmt.Errorf("retriever: neighbours: %w", err)
+		}
+		var add []rerank.Candidate
+		for i, e := range eps {
+			if e.User != rt.user || !rt.filter.Admits(e) || rt.echo.is(e) {
+				continue
+			}
+			rt.byID[e.ID] = e
+			c := rt.candidate(e, grams[i], 0, matches[i])
+			c.Added = true
+			add = append(add, c)
+		}
+		fetched = rerank.Score(rt.query, add, rt.now, ro)
+	}
+	rt.scored = nb.Add(rt.scored, want, fetched)
+	for _, s := range rt.scored {
+		if s.Raised {
+			rt.tr.Neighbors++
+		}
+		if s.Added {
+			rt.tr.NeighborsAdded++
+		}
+	}
+	return nil
+}
+
+// gate looks up the message's names the person's memory never held, when
+// the gate checks names, and lets the gate decide (rerank.Gate).
+func (rt *retrieval) gate(ctx context.Context) error {
+	g := rt.opts.Rank.Gate
+	var unknown []string
+	if g.UnknownNames && len(rt.scored) > 0 {
+		var err error
+		if unknown, err = rt.unknownNames(ctx); err != nil {
+			return err
+		}
+		rt.tr.UnknownNames = unknown
+	}
+	if why := g.Decline(rt.scored, unknown); why != "" {
+		rt.declined = true
+		rt.tr.Declined = why
+		rt.tr.Gated = len(rt.scored)
+	}
+	return nil
+}
+
+// unknownNames returns the names in the message (when the store's analyzer
+// finds names) that none of the person's episodes holds.
+func (rt *retrieval) unknownNames(ctx context.Context) ([]string, error) {
+	nf, ok := rt.store.Analyzer().(tokenize.NameFinder)
+	if !ok {
+		return nil, nil
+	}
+	names := nf.Names(rt.text)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	held, err := rt.store.Holds(ctx, rt.user, names)
+	if err != nil {
+		return nil, fmt.Errorf("retriever: gate: %w", err)
+	}
+	var unknown []string
+	for i, n := range names {
+		if !held[i] {
+			unknown = append(unknown, n)
+		}
+	}
+	return unknown, nil
+}
+
+// pick selects the hits (rerank.Select) unless the gate declined, and
+// reports the candidates when asked for.
+func (rt *retrieval) pick(res *Result) {
+	if rt.withCandidates {
+		res.Candidates = make([]Hit, len(rt.scored))
+		for i, s := range rt.scored {
+			res.Candidates[i] = rt.hit(s)
+		}
+		res.Ranked = rt.scored
+	}
+	var picks []rerank.Pick
+	if !rt.declined {
+		picks = rerank.Select(rt.scored, rt.opts.Rank.Select)
+	}
+	rt.tr.Rerank = time.Since(rt.rankStart)
+	rt.tr.Picked = len(picks)
+	res.Hits = make([]Hit, len(picks))
+	for i, p := range picks {
+		h := rt.hit(p.Scored)
+		h.Relevance, h.Reason = p.Relevance, p.Reason()
+		res.Hits[i] = h
+	}
+}
+
+// hit is the Hit of a scored candidate.
+func (rt *retrieval) hit(s rerank.Scored) Hit {
+	return Hit{Episode: rt.byID[s.ID], Score: s.Final, Parts: s.Parts}
+}

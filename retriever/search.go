@@ -1,0 +1,171 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/rerank"
+)
+
+// armResults are the ranked hits of each search: vector and BM25 per query.
+type armResults struct {
+	knn, bm25 [][]episode.Hit
+	window    [][]episode.Hit // vector and BM25 for Q1 inside the message's time window
+}
+
+// lists returns the ranked lists in fusion order: vector Q1, vector Q2, BM25
+// Q1, BM25 Q2, then the time window's vector and BM25 lists.
+func (a armResults) lists() []rerank.List {
+	out := make([]rerank.List, 0, len(a.knn)+len(a.bm25)+len(a.window))
+	for _, hs := range a.knn {
+		out = append(out, rerank.List{IDs: ids(hs), Vector: true})
+	}
+	for _, hs := range a.bm25 {
+		out = append(out, rerank.List{IDs: ids(hs)})
+	}
+	if len(a.window) == 2 {
+		out = append(out, rerank.List{IDs: ids(a.window[0]), Vector: true}, rerank.List{IDs: ids(a.window[1])})
+	}
+	return out
+}
+
+// cosine returns the cosine similarity of episode id to Q1 (the message
+// alone) when the Q1 vector search found it, else 0.
+func (a armResults) cosine(id int64) float64 {
+	if len(a.knn) == 0 {
+		return 0
+	}
+	for _, h := range a.knn[0] {
+		if h.ID == id {
+			return 1 - h.Score
+		}
+	}
+	return 0
+}
+
+func ids(hits []episode.Hit) []int64 {
+	out := make([]int64, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// search runs KNN and BM25 for every query concurrently. BM25 starts at once;
+// KNN after the one batched embedding call. When the embedder fails and
+// Vector.FallbackBM25 is set, the retrieval goes on with BM25 alone and the
+// trace says why; it fails only when nothing can run.
+func (rt *retrieval) search(ctx context.Context) error {
+	n := len(rt.q.texts)
+	tr, a := rt.tr, &rt.arms
+	knnErrs, bm25Errs, winErrs := make([]error, n), make([]error, n), make([]error, 2)
+	if rt.window != nil {
+		a.window = make([][]episode.Hit, 2)
+	}
+	tr.KNNHits, tr.BM25Hits = make([]int, n), make([]int, n)
+	var mu sync.Mutex
+	longest := func(d *time.Duration, since time.Time) {
+		el := time.Since(since)
+		mu.Lock()
+		*d = max(*d, el)
+		mu.Unlock()
+	}
+	var bm25 []func() // the BM25 queries, the longest first
+	if k := rt.opts.BM25.K; k > 0 {
+		a.bm25 = make([][]episode.Hit, n)
+		for i := n - 1; i >= 0; i-- {
+			bm25 = append(bm25, func() {
+				t := time.Now()
+				a.bm25[i], bm25Errs[i] = rt.store.BM25(ctx, rt.user, rt.terms[i], k, rt.filter)
+				longest(&tr.BM25, t)
+				tr.BM25Hits[i] = len(a.bm25[i])
+			})
+		}
+		if rt.window != nil {
+			bm25 = append(bm25, func() {
+				t := time.Now()
+				a.window[1], winErrs[1] = rt.store.BM25(ctx, rt.user, rt.terms[0], k, *rt.window)
+				longest(&tr.BM25, t)
+			})
+		}
+	}
+	// The BM25 queries are cgo calls, and a goroutine in a cgo call keeps
+	// its processor (P) until the runtime's monitor takes it back: with a
+	// goroutine for each search, the third of three on two processors
+	// started only when the vector scan ended. So up to GOMAXPROCS−1
+	// helpers take the BM25 queries from a shared list while this goroutine
+	// embeds and scans the vectors (pure Go), then takes what is left
+	// (docs/performance.md).
+	var next atomic.Int32
+	takeBM25 := func() {
+		for i := int(next.Add(1)) - 1; i < len(bm25); i = int(next.Add(1)) - 1 {
+			bm25[i]()
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(len(bm25), max(1, runtime.GOMAXPROCS(0)-1)) {
+		wg.Go(takeBM25)
+	}
+	if k := rt.opts.Vector.K; k > 0 && rt.opts.Rank.Fusion.VectorWeight(rt.lexical) > 0 {
+		vecs, err := rt.embed(ctx)
+		switch {
+		case err != nil && rt.opts.Vector.FallbackBM25 && rt.bm25Any && ctx.Err() == nil:
+			tr.Degraded = err.Error()
+		case err != nil:
+			wg.Wait()
+			return fmt.Errorf("retriever: embed queries: %w", err)
+		default:
+			t := time.Now()
+			a.knn, knnErrs[0] = rt.store.Nearest(ctx, rt.user, vecs, k, rt.filter)
+			for i := range a.knn {
+				tr.KNNHits[i] = len(a.knn[i])
+			}
+			if rt.window != nil {
+				var w [][]episode.Hit
+				w, winErrs[0] = rt.store.Nearest(ctx, rt.user, vecs[:1], k, *rt.window)
+				if len(w) == 1 {
+					a.window[0] = w[0]
+				}
+			}
+			longest(&tr.KNN, t)
+		}
+	}
+	takeBM25()
+	wg.Wait()
+	if err := errors.Join(slices.Concat(knnErrs, bm25Errs, winErrs)...); err != nil {
+		return fmt.Errorf("retriever: %w", err)
+	}
+	return nil
+}
+
+// embed embeds the query texts in one call, bounded by Vector.Timeout.
+func (rt *retrieval) embed(ctx context.Context) ([][]float32, error) {
+	t := time.Now()
+	defer func() { rt.tr.Embed = time.Since(t) }()
+	if d := rt.opts.Vector.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	texts := rt.q.texts
+	vecs, err := rt.store.Embedder().Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("embedder returned %d vectors for %d queries", len(vecs), len(texts))
+	}
+	return vecs, err
+}
+
+// fuse fuses the arms' lists into the candidates (rerank.Fusion).
+func (rt *retrieval) fuse() {
+	t := time.Now()
+	rt.fused = rt.opts.Rank.Fusion.Fuse(rt.arms.lists(), rt.lexical)
+	rt.tr.Fuse = time.Since(t)
+	rt.tr.Candidates = len(rt.fused)
+}
