@@ -55,7 +55,7 @@ func TestGoldenJA(t *testing.T) {
 			var out strings.Builder
 			found, labelled := 0, 0
 			for _, q := range qs {
-				section, res, err := mem.Evidence(ctx, q.Request())
+				section, res, err := mem.Evidence(ctx, omoide.RequestOf(q))
 				if err != nil {
 					t.Fatalf("%s: %v", q.ID, err)
 				}

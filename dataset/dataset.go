@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/retriever"
 )
 
 // Episode is one line of episodes.jsonl.
@@ -53,16 +52,6 @@ type Query struct {
 func (e Episode) Episode() episode.Episode {
 	return episode.Episode{User: e.User, ExternalID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText,
 		OccurredAt: e.OccurredAt, Source: e.Source}
-}
-
-// Request converts a query into a retrieval request. Its context is always
-// non-nil, so the stored episodes never stand in for it.
-func (q Query) Request() retriever.Request {
-	recent := make([]retriever.Message, len(q.Context))
-	for i, m := range q.Context {
-		recent[i] = retriever.Message{Role: m.Role, Content: m.Content}
-	}
-	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now}
 }
 
 // Read decodes one JSON value per non-blank line of r, calling fn for each. It

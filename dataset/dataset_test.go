@@ -38,13 +38,8 @@ func TestReadEpisodesAndQueries(t *testing.T) {
 	if e.ExternalID != "u:1" || e.Source != "notification" || !e.OccurredAt.Equal(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)) {
 		t.Fatalf("episode = %+v", e)
 	}
-	req := s.Queries[0].Request()
-	if req.Recent == nil || len(req.Recent) != 1 || req.Recent[0].Content != "c" || req.User != "u" {
-		t.Fatalf("request = %+v", req)
-	}
-	// An empty context is an empty, non-nil Recent: no stored episodes stand in.
-	if (Query{}).Request().Recent == nil {
-		t.Fatal("empty context became nil Recent")
+	if q := s.Queries[0]; len(q.Context) != 1 || q.Context[0].Content != "c" || q.User != "u" {
+		t.Fatalf("query = %+v", q)
 	}
 }
 

@@ -308,7 +308,7 @@ func runQueries(ctx context.Context, r *retriever.Retriever, qs []dataset.Query,
 				if errs[w] != nil {
 					continue
 				}
-				req := qs[i].Request()
+				req := omoide.RequestOf(qs[i])
 				req.WithCandidates = true
 				res, err := r.Retrieve(ctx, req)
 				if err != nil {

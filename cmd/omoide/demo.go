@@ -77,7 +77,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			continue
 		}
 		asked++
-		section, res, err := mem.Evidence(ctx, q.Request())
+		section, res, err := mem.Evidence(ctx, omoide.RequestOf(q))
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
