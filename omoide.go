@@ -22,7 +22,6 @@ import (
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
-	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -188,20 +187,9 @@ func EvidenceOf(res retriever.Result) []memorypack.Evidence {
 			OccurredAt: h.Episode.OccurredAt,
 			UserText:   h.Episode.UserText,
 			ReplyText:  h.Episode.ReplyText,
-			Relevance:  relevanceOf(h.Relevance),
+			Relevance:  h.Relevance,
 			Reason:     h.Reason,
 		}
 	}
 	return out
-}
-
-// relevanceOf is the MemoryPack relevance of a ranked hit's.
-func relevanceOf(r rerank.Relevance) memorypack.Relevance {
-	switch r {
-	case rerank.High:
-		return memorypack.High
-	case rerank.Medium:
-		return memorypack.Medium
-	}
-	return 0
 }

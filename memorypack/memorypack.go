@@ -21,30 +21,19 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/rerank"
 )
 
-// Relevance is how strongly an episode bears on the current conversation.
-// The zero value is no relevance: such an item is rendered when the section is
-// injected but never counts towards ShouldInject.
-type Relevance int
+// Relevance is how strongly an episode bears on the current conversation, as
+// the ranking decides it (rerank.Relevance). The zero value is no relevance:
+// such an item is rendered when the section is injected but never counts
+// towards ShouldInject.
+type Relevance = rerank.Relevance
 
 const (
-	// High is the relevance of the best episode (the reference's first pick).
-	High Relevance = iota + 1
-	// Medium is the relevance of the other selected episodes.
-	Medium
+	High   = rerank.High   // the best episode (the reference's first pick)
+	Medium = rerank.Medium // the other selected episodes
 )
-
-// String returns "high" or "medium", or "Relevance(n)" for other values.
-func (r Relevance) String() string {
-	switch r {
-	case High:
-		return "high"
-	case Medium:
-		return "medium"
-	}
-	return fmt.Sprintf("Relevance(%d)", int(r))
-}
 
 // Evidence is one retrieved episode to show in the EPISODE_EVIDENCE section.
 type Evidence struct {
