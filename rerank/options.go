@@ -89,10 +89,12 @@ type Fusion struct {
 
 // Weights weigh the score parts in Final.
 type Weights struct {
-	RRF, Lex, Recency float64 // the reference's three
-	Coverage          float64 // Parts.Coverage; 0 in the reference
-	Proximity         float64 // Parts.Proximity; 0 in the reference
-	Window            float64 // added when Parts.InWindow; 0 in the reference
+	RRF       float64 `json:"rrf"`       // the reference's three: Parts.RRFNorm,
+	Lex       float64 `json:"lex"`       // Parts.Lex
+	Recency   float64 `json:"rec"`       // and Parts.Rec
+	Coverage  float64 `json:"coverage"`  // Parts.Coverage; 0 in the reference
+	Proximity float64 `json:"proximity"` // Parts.Proximity; 0 in the reference
+	Window    float64 `json:"window"`    // added when Parts.InWindow; 0 in the reference
 }
 
 // Ngrams is how the trigram overlap (Parts.Lex) is measured.
