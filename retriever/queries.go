@@ -13,41 +13,11 @@ import (
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/pytext"
-	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
-	"github.com/omoide/omoide/rrf"
 	"github.com/omoide/omoide/smalltalk"
 	"github.com/omoide/omoide/timeexpr"
 	"github.com/omoide/omoide/tokenize"
 )
-
-// retrieval is one request's state as it moves through the stages.
-type retrieval struct {
-	*Retriever
-	user, text     string    // whose memory; the message, trimmed
-	now            time.Time // the request's clock
-	withCandidates bool
-	filter         episode.Filter  // the arms' filter
-	window         *episode.Filter // the filter inside the message's time window, if it names one
-	recent         []Message       // the recent conversation
-	recentIDs      []int64         // the stored episodes that stood in for it
-	q              queryTexts
-	terms          [][]string // each query's BM25 terms, bounded
-	bm25Any        bool       // one of them searches something
-	arms           armResults
-	fused          []rrf.Scored
-	cover          *termWeights // the message's terms, when coverage is measured
-	eps            []episode.Episode
-	grams          []ngram.Set
-	matches        []termMatch
-	byID           map[int64]episode.Episode // the ranked candidates' episodes
-	query          rerank.Query
-	echo           echoFilter // the recent conversation's episodes, when they are excluded
-	rankStart      time.Time
-	scored         []rerank.Scored
-	declined       bool // the gate declined the retrieval
-	tr             *Trace
-}
 
 // prepare reads the message, its time window and the recent conversation and
 // builds the queries and their BM25 terms. It returns nil, with res complete,

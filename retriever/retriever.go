@@ -18,7 +18,9 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/rrf"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -133,6 +135,45 @@ type Retriever struct {
 	lexical      bool               // the store's embedder is lexical (embed.IsLexical): Rank.Fusion weighs its lists as such
 	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when Options.Synonyms and it has them
 	contextTerms termCache          // analyzed context messages, see termCache
+}
+
+// retrieval is one request's state as it moves through the stages, each
+// stage filling the fields of its own.
+type retrieval struct {
+	*Retriever
+	tr *Trace // written by the stages, never read
+
+	// the request
+	user, text     string    // whose memory; the message, trimmed
+	now            time.Time // the request's clock
+	withCandidates bool
+
+	// prepare
+	filter    episode.Filter  // the arms' filter
+	window    *episode.Filter // the filter inside the message's time window, if it names one
+	recent    []Message       // the recent conversation
+	recentIDs []int64         // the stored episodes that stood in for it
+	q         queryTexts
+	terms     [][]string // each query's BM25 terms, bounded
+	bm25Any   bool       // one of them searches something
+
+	// search, fuse
+	arms  armResults
+	fused []rrf.Scored
+
+	// fetch: the fused candidates still stored, in fusion order
+	cover   *termWeights // the message's terms, when coverage is measured
+	eps     []episode.Episode
+	grams   []ngram.Set
+	matches []termMatch
+
+	// score, gate, pick
+	rankStart time.Time
+	echo      echoFilter                // the recent conversation's episodes, when they are excluded
+	byID      map[int64]episode.Episode // the ranked candidates' episodes
+	query     rerank.Query
+	scored    []rerank.Scored
+	declined  bool // the gate declined the retrieval
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
