@@ -100,9 +100,10 @@ func (rt *retrieval) search(ctx context.Context) error {
 	// its processor (P) until the runtime's monitor takes it back: with a
 	// goroutine for each search, the third of three on two processors
 	// started only when the vector scan ended. So up to GOMAXPROCS−1
-	// helpers take the BM25 queries from a shared list while this goroutine
-	// embeds and scans the vectors (pure Go), then takes what is left
-	// (docs/performance.md).
+	// helpers take the BM25 queries from a shared list, one goroutine
+	// embeds and searches the vectors (in memory, or by vec0's exact scans
+	// for a small person or a store that scans exactly: the store decides),
+	// and this one takes the BM25 queries left (docs/performance.md).
 	var next atomic.Int32
 	takeBM25 := func() {
 		for i := int(next.Add(1)) - 1; i < len(bm25); i = int(next.Add(1)) - 1 {
@@ -113,32 +114,37 @@ func (rt *retrieval) search(ctx context.Context) error {
 	for range min(len(bm25), max(1, runtime.GOMAXPROCS(0)-1)) {
 		wg.Go(takeBM25)
 	}
+	var vecErr error
 	if k := rt.opts.Vector.K; k > 0 && rt.opts.Rank.Fusion.VectorWeight(rt.lexical) > 0 {
-		vecs, err := rt.embed(ctx)
-		switch {
-		case err != nil && rt.opts.Vector.FallbackBM25 && rt.bm25Any && ctx.Err() == nil:
-			tr.Degraded = err.Error()
-		case err != nil:
-			wg.Wait()
-			return fmt.Errorf("retriever: embed queries: %w", err)
-		default:
-			t := time.Now()
-			a.knn, knnErrs[0] = rt.store.Nearest(ctx, rt.user, vecs, k, rt.filter)
-			for i := range a.knn {
-				tr.KNNHits[i] = len(a.knn[i])
-			}
-			if rt.window != nil {
-				var w [][]episode.Hit
-				w, winErrs[0] = rt.store.Nearest(ctx, rt.user, vecs[:1], k, *rt.window)
-				if len(w) == 1 {
-					a.window[0] = w[0]
+		wg.Go(func() {
+			vecs, err := rt.embed(ctx)
+			switch {
+			case err != nil && rt.opts.Vector.FallbackBM25 && rt.bm25Any && ctx.Err() == nil:
+				tr.Degraded = err.Error()
+			case err != nil:
+				vecErr = fmt.Errorf("retriever: embed queries: %w", err)
+			default:
+				t := time.Now()
+				a.knn, knnErrs[0] = rt.store.Nearest(ctx, rt.user, vecs, k, rt.filter)
+				for i := range a.knn {
+					tr.KNNHits[i] = len(a.knn[i])
 				}
+				if rt.window != nil {
+					var w [][]episode.Hit
+					w, winErrs[0] = rt.store.Nearest(ctx, rt.user, vecs[:1], k, *rt.window)
+					if len(w) == 1 {
+						a.window[0] = w[0]
+					}
+				}
+				longest(&tr.KNN, t)
 			}
-			longest(&tr.KNN, t)
-		}
+		})
 	}
 	takeBM25()
 	wg.Wait()
+	if vecErr != nil {
+		return vecErr
+	}
 	if err := errors.Join(slices.Concat(knnErrs, bm25Errs, winErrs)...); err != nil {
 		return fmt.Errorf("retriever: %w", err)
 	}
