@@ -298,27 +298,43 @@ func (s *Store) Adjacent(ctx context.Context, user string, ids []int64) ([][2]in
 // Between returns up to limit episodes of user that pass the filter (use its
 // Since and Until for the time window), newest first.
 func (s *Store) Between(ctx context.Context, user string, limit int, f Filter) ([]Episode, error) {
+	return s.newest(ctx, "between", user, limit, f, "")
+}
+
+// Conversation returns the last n exchanges of user's conversation that pass
+// the filter, oldest first: the episodes with a reply (a notification not yet
+// answered is not part of it), as the reference takes the recent conversation
+// from the store.
+func (s *Store) Conversation(ctx context.Context, user string, n int, f Filter) ([]Episode, error) {
+	eps, err := s.newest(ctx, "conversation", user, n, f, " AND reply_text != ''")
+	slices.Reverse(eps)
+	return eps, err
+}
+
+// newest returns up to limit episodes of user that pass the filter and the
+// SQL condition cond, newest first.
+func (s *Store) newest(ctx context.Context, what, user string, limit int, f Filter, cond string) ([]Episode, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	cond, args := f.where("", []any{user})
+	where, args := f.where("", []any{user})
 	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ?`+cond+`
+	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ?`+where+cond+`
 		ORDER BY occurred_at DESC, id DESC LIMIT ?`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: between: %w", err)
+		return nil, fmt.Errorf("episode store: %s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []Episode
 	for rows.Next() {
 		e, err := scanEpisode(rows)
 		if err != nil {
-			return nil, fmt.Errorf("episode store: between: %w", err)
+			return nil, fmt.Errorf("episode store: %s: %w", what, err)
 		}
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("episode store: between: %w", err)
+		return nil, fmt.Errorf("episode store: %s: %w", what, err)
 	}
 	return out, nil
 }

@@ -259,6 +259,39 @@ func TestRecentOldestFirst(t *testing.T) {
 	}
 }
 
+// TestConversation: the last exchanges of a person that pass the filter and
+// have a reply, oldest first; an unanswered notification, another kind, a
+// more private episode and another person's are not part of it.
+func TestConversation(t *testing.T) {
+	s := newStore(t)
+	at := func(i int) time.Time { return day.Add(time.Duration(i) * time.Hour) }
+	eps := []Episode{
+		ep("u", "a", "ra", at(0)), ep("u", "b", "rb", at(1)), ep("u", "c", "rc", at(2)),
+		ep("u", "notice", "", at(3)),
+		{User: "u", UserText: "fact", ReplyText: "rf", OccurredAt: at(4), Kind: KindFact},
+		{User: "u", UserText: "secret", ReplyText: "rs", OccurredAt: at(5), Sensitivity: SensitivitySecret},
+		ep("u", "d", "rd", at(6)),
+		ep("other", "z", "rz", at(7)),
+	}
+	if _, err := s.Add(ctx, eps); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Conversation(ctx, "u", 3, Filter{Kinds: []Kind{KindEpisode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range got {
+		texts = append(texts, e.UserText)
+	}
+	if !slices.Equal(texts, []string{"b", "c", "d"}) {
+		t.Fatalf("Conversation = %v, want b c d", texts)
+	}
+	if got, err := s.Conversation(ctx, "u", 2, Filter{MaxSensitivity: SensitivitySecret}); err != nil || len(got) != 2 || got[0].UserText != "secret" {
+		t.Fatalf("Conversation up to secret = %+v, %v", got, err)
+	}
+}
+
 func TestKNNFiltersAndPartitions(t *testing.T) {
 	s := newStore(t)
 	text := "週末はキャンプに行った"

@@ -114,6 +114,9 @@ type Filter struct {
 	// episode.SensitivityNormal, admits normal episodes only.
 	MaxSensitivity episode.Sensitivity
 	MaxAgeDays     int // episodes older than this many days (in Location) are not searched; 0: any age
+	// UntilToday leaves out episodes dated after today (in Location), as
+	// the reference's day window ends at today; false searches them too.
+	UntilToday bool
 }
 
 // Context is how the recent conversation is used.
@@ -126,6 +129,11 @@ type Context struct {
 	// UserLabel and AssistantLabel prefix the messages in Q2 ("User: …");
 	// an empty label prefixes nothing.
 	UserLabel, AssistantLabel string
+	// OtherRoles puts the messages of roles other than the user's and the
+	// assistant's ("system", a friend's name) into Q2, labelled by their
+	// role ("Message" when it is empty), as the reference does; false leaves
+	// them out: they are not the conversation.
+	OtherRoles bool
 	// ExcludeRecent drops candidates already in the recent conversation:
 	// the stored episodes that served as context, and episodes whose text
 	// is one of the recent messages (the reference re-surfaces them
@@ -133,9 +141,13 @@ type Context struct {
 	ExcludeRecent bool
 }
 
-// ReferenceOptions returns the reference design exactly. Together with a store
-// built with the "raw" analyzer it reproduces the reference retriever,
-// defects included (see ../shared/design/reference-retrieval.md).
+// ReferenceOptions returns the reference design exactly, as the original
+// retriever has it at commit 39ca2e7 (2026-01-04): the context windowed before
+// empty messages are dropped and every role labelled, secret episodes
+// searched, the day window ending today. Together with a store built with the
+// "raw" analyzer that scans vectors exactly (omoide's reference preset) it
+// reproduces the original, defects included
+// (../shared/design/reference-retrieval.md; testdata/reference/oracle.json).
 func ReferenceOptions() Options {
 	return Options{
 		Vector: Vector{K: DefaultKNNK},
@@ -143,11 +155,13 @@ func ReferenceOptions() Options {
 		Filter: Filter{
 			Kinds:          []episode.Kind{episode.KindEpisode},
 			States:         []episode.State{episode.StateRaw, episode.StateValidated, episode.StateConsolidated},
-			MaxSensitivity: episode.SensitivityNormal,
+			MaxSensitivity: episode.SensitivitySecret, // "SECRET included" at the original's commit
 			MaxAgeDays:     DefaultMaxAgeDays,
+			UntilToday:     true,
 		},
-		Context: Context{Episodes: DefaultRecentEpisodes, Messages: DefaultContextMessages, UserLabel: "User", AssistantLabel: "Persona"},
-		Rank:    rerank.ReferenceOptions(),
+		Context: Context{Episodes: DefaultRecentEpisodes, Messages: DefaultContextMessages, UserLabel: "User", AssistantLabel: "Persona",
+			OtherRoles: true},
+		Rank: rerank.ReferenceOptions(),
 	}
 }
 
@@ -157,7 +171,10 @@ func ReferenceOptions() Options {
 // alone when the embedder fails, the message first in Q2's BM25 query and
 // common and costly terms out of it, no echo of the recent turns, small talk
 // skipped, time-aware queries, synonyms in term coverage, and the default
-// ranking (rerank.DefaultOptions). Its store segments Japanese with kagome and
+// ranking (rerank.DefaultOptions). It keeps the reference's context window
+// (taken before empty messages are dropped) but leaves roles other than the
+// user's and the assistant's out of it; it searches normal episodes only, and
+// episodes dated after today too. Its store segments Japanese with kagome and
 // stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
@@ -168,6 +185,9 @@ func DefaultOptions() Options {
 	o.BM25.MaxPostings = DefaultMaxPostings
 	o.BM25.MaxTermShare = DefaultMaxTermShare
 	o.Context.ExcludeRecent = true
+	o.Context.OtherRoles = false
+	o.Filter.MaxSensitivity = episode.SensitivityNormal
+	o.Filter.UntilToday = false
 	o.TimeAware = true
 	o.SkipSmallTalk = true
 	o.Synonyms = true

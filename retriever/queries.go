@@ -55,6 +55,9 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 			if rt.filter.Since.After(w.From) {
 				wf.Since = rt.filter.Since
 			}
+			if !rt.filter.Until.IsZero() && rt.filter.Until.Before(w.To) {
+				wf.Until = rt.filter.Until
+			}
 			rt.window = &wf
 			if w.Only {
 				return nil, rt.windowOnly(ctx, w.Expr, res)
@@ -63,7 +66,9 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	}
 	rt.recent = req.Recent
 	if rt.recent == nil && r.opts.Context.Episodes > 0 {
-		eps, err := r.store.Recent(ctx, req.User, r.opts.Context.Episodes)
+		f := r.opts.Filter
+		eps, err := r.store.Conversation(ctx, req.User, r.opts.Context.Episodes,
+			episode.Filter{Kinds: f.Kinds, States: f.States, MaxSensitivity: f.MaxSensitivity})
 		if err != nil {
 			return nil, fmt.Errorf("retriever: %w", err)
 		}
@@ -109,14 +114,17 @@ func (rt *retrieval) windowOnly(ctx context.Context, expr string, res *Result) e
 	return nil
 }
 
-// filter is the search filter at time now: the day window of MaxAgeDays in
-// time zone loc (UTC day numbers in the reference).
+// filter is the search filter at time now: the day window of MaxAgeDays
+// and UntilToday in time zone loc (UTC day numbers in the reference).
 func (r *Retriever) filter(now time.Time, loc *time.Location) episode.Filter {
 	o := r.opts.Filter
 	f := episode.Filter{Kinds: o.Kinds, States: o.States, MaxSensitivity: o.MaxSensitivity}
+	y, m, d := now.In(loc).Date()
 	if o.MaxAgeDays > 0 {
-		y, m, d := now.In(loc).Date()
 		f.Since = time.Date(y, m, d-o.MaxAgeDays, 0, 0, 0, 0, loc)
+	}
+	if o.UntilToday {
+		f.Until = time.Date(y, m, d+1, 0, 0, 0, 0, loc)
 	}
 	return f
 }
@@ -142,20 +150,13 @@ func (r *Retriever) queries(text string, recent []Message) queryTexts {
 	maxChars := r.opts.BM25.MaxChars
 	msgTerms := r.analyzed(text)
 	q := queryTexts{texts: []string{text}, bm25: []string{text}, terms: [][]string{msgTerms}, rerank: text}
-	msgs := r.contextMessages(recent)
+	msgs := r.contextLines(recent)
 	if len(msgs) == 0 {
 		return q
 	}
 	lines := make([]string, len(msgs))
 	for i, m := range msgs {
-		label := r.opts.Context.UserLabel
-		if m.Role == "assistant" {
-			label = r.opts.Context.AssistantLabel
-		}
-		if label != "" {
-			label += ": "
-		}
-		lines[i] = label + m.Content
+		lines[i] = m.label + m.content
 	}
 	q2 := strings.Join(lines, "\n") + ContextSeparator + text
 	q.texts = append(q.texts, q2)
@@ -170,7 +171,7 @@ func (r *Retriever) queries(text string, recent []Message) queryTexts {
 	terms := slices.Clip(msgTerms)
 	room := maxChars - utf8.RuneCountInString(pytext.Compact(text))
 	for i := len(msgs) - 1; i >= 0; i-- {
-		c := msgs[i].Content
+		c := msgs[i].content
 		rev = append(rev, c)
 		if maxChars > 0 {
 			if room--; room <= 0 { // the space between two messages
@@ -202,34 +203,92 @@ func (r *Retriever) analyzed(text string) []string {
 	return r.store.Analyzer().Terms(s)
 }
 
-// MessagesOf turns stored episodes into conversation messages: each user text
-// as a user message and each reply as an assistant message, empty ones left
-// out.
+// DesktopWatchSource is the Source of an episode that records the companion
+// looking at the person's desktop (the reference's desktop_watch): in the
+// recent conversation it is one observation of the assistant's, not words of
+// the person.
+const DesktopWatchSource = "desktop_watch"
+
+// MessagesOf turns stored episodes into conversation messages, as the
+// reference does: each user text as a user message and each reply as an
+// assistant message, trimmed, empty ones left out; a desktop_watch episode is
+// one assistant message, an observation note with its reply as a monologue.
 func MessagesOf(eps []episode.Episode) []Message {
 	msgs := make([]Message, 0, 2*len(eps))
 	for _, e := range eps {
-		if e.UserText != "" {
-			msgs = append(msgs, Message{Role: "user", Content: e.UserText})
+		user, reply := strings.TrimFunc(e.UserText, pytext.IsSpace), strings.TrimFunc(e.ReplyText, pytext.IsSpace)
+		if strings.TrimFunc(e.Source, pytext.IsSpace) == DesktopWatchSource {
+			note := "（観測メモ）デスクトップを確認"
+			if reply != "" {
+				note += "\n独り言: " + reply
+			}
+			msgs = append(msgs, Message{Role: "assistant", Content: note})
+			continue
 		}
-		if e.ReplyText != "" {
-			msgs = append(msgs, Message{Role: "assistant", Content: e.ReplyText})
+		if user != "" {
+			msgs = append(msgs, Message{Role: "user", Content: user})
+		}
+		if reply != "" {
+			msgs = append(msgs, Message{Role: "assistant", Content: reply})
 		}
 	}
 	return msgs
 }
 
-// contextMessages returns the last Context.Messages messages of the user and
-// the assistant, each text compacted.
-func (r *Retriever) contextMessages(msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
-		// As in the reference, only empty messages are skipped: a
-		// whitespace-only one still yields its label in Q2.
-		if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
-			out = append(out, Message{Role: m.Role, Content: pytext.Compact(m.Content)})
-		}
+// speaker returns "user" or "assistant" for a message's role ("persona" is
+// the assistant), or "" for another role.
+func speaker(role string) string {
+	switch r := pytext.Compact(role); r {
+	case "user", "assistant":
+		return r
+	case "persona":
+		return "assistant"
 	}
-	return out[max(0, len(out)-r.opts.Context.Messages):]
+	return ""
+}
+
+// contextLine is one message of the recent conversation as Q2 holds it.
+type contextLine struct {
+	label   string // "User: ", or "" without a label
+	content string // compacted
+}
+
+// contextLines returns the last Context.Messages messages of the recent
+// conversation as Q2's lines, as the reference formats them: the window is
+// taken first, then the messages whose compacted text is empty are dropped
+// (six messages, one of them " ", give five lines); the user's are labelled
+// UserLabel, the assistant's (and "persona"'s) AssistantLabel, another role's
+// (with Context.OtherRoles; else it is dropped) by its own name, "Message"
+// when it has none.
+func (r *Retriever) contextLines(msgs []Message) []contextLine {
+	o := r.opts.Context
+	window := msgs[max(0, len(msgs)-o.Messages):]
+	out := make([]contextLine, 0, len(window))
+	for _, m := range window {
+		content := pytext.Compact(m.Content)
+		if content == "" {
+			continue
+		}
+		var label string
+		switch speaker(m.Role) {
+		case "user":
+			label = o.UserLabel
+		case "assistant":
+			label = o.AssistantLabel
+		default:
+			if !o.OtherRoles {
+				continue
+			}
+			if label = pytext.Compact(m.Role); label == "" {
+				label = "Message"
+			}
+		}
+		if label != "" {
+			label += ": "
+		}
+		out = append(out, contextLine{label: label, content: content})
+	}
+	return out
 }
 
 // termCache keeps the analyzed terms of recent context messages: a
@@ -369,9 +428,9 @@ func newEchoFilter(ids []int64, recent []Message) echoFilter {
 		c := pytext.Compact(m.Content)
 		switch {
 		case c == "":
-		case m.Role == "user":
+		case speaker(m.Role) == "user":
 			f.userTexts = append(f.userTexts, c)
-		case m.Role == "assistant":
+		case speaker(m.Role) == "assistant":
 			f.replyTexts = append(f.replyTexts, c)
 		}
 	}

@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -14,11 +15,11 @@ import (
 	"github.com/omoide/omoide/tokenize"
 )
 
-// parityCase is one case of testdata/reference/cases.json, written by
-// testdata/reference/reference.py, an independent Python rendering of the
-// reference design.
+// parityCase is one case of testdata/reference/oracle.json: the original
+// retriever's own outputs for one input (testdata/reference/README.md).
 type parityCase struct {
-	Now        int64 `json:"now"`
+	Label      string `json:"label"` // an edge case's name; "" for a generated case
+	Now        int64  `json:"now"`
 	Candidates []struct {
 		ID         int64  `json:"id"`
 		UserText   string `json:"user_text"`
@@ -28,7 +29,7 @@ type parityCase struct {
 	Lists     [][]int64   `json:"lists"`
 	Messages  [][2]string `json:"messages"`
 	Message   string      `json:"message"`
-	Context   string      `json:"context"`
+	Context   string      `json:"context"` // the formatted recent conversation
 	Query     string      `json:"query"`
 	BM25Query string      `json:"bm25_query"`
 	Fused     [][2]any    `json:"fused"`
@@ -52,11 +53,12 @@ func pyFloat(t *testing.T, v any) float64 {
 	return f
 }
 
-// TestReferenceParity checks the reference preset against the Python
-// rendering float for float: context formatting, the BM25 query, RRF with its
-// tie order, the rerank's parts and order, the selection and the reasons.
+// TestReferenceParity checks the reference preset against the original
+// retriever's outputs float for float: context formatting, the BM25 query, RRF
+// with its tie order, the rerank's parts and order, the selection and the
+// reasons.
 func TestReferenceParity(t *testing.T) {
-	b, err := os.ReadFile("../testdata/reference/cases.json")
+	b, err := os.ReadFile("../testdata/reference/oracle.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +76,23 @@ func TestReferenceParity(t *testing.T) {
 		for _, m := range c.Messages {
 			msgs = append(msgs, Message{Role: m[0], Content: m[1]})
 		}
+		name := fmt.Sprintf("case %d", i)
+		if c.Label != "" {
+			name += " (" + c.Label + ")"
+		}
 		q := r.queries(c.Message, msgs)
+		if want := c.Message; c.Context != "" {
+			want = c.Context + ContextSeparator + c.Message
+			if c.Query != want {
+				t.Fatalf("%s: the oracle's query %q is not its context and message", name, c.Query)
+			}
+		}
 		if got := q.rerank; got != c.Query {
-			t.Fatalf("case %d: query %q, python %q", i, got, c.Query)
+			t.Fatalf("%s: query %q, original %q", name, got, c.Query)
 		}
 		terms := q.terms[len(q.terms)-1]
 		if got := tokenize.MatchQuery(terms[:min(len(terms), o.BM25.MaxTerms)]); got != c.BM25Query {
-			t.Fatalf("case %d: bm25 query %q, python %q", i, got, c.BM25Query)
+			t.Fatalf("%s: bm25 query %q, original %q", name, got, c.BM25Query)
 		}
 
 		lists := make([]rerank.List, len(c.Lists))
@@ -89,12 +101,12 @@ func TestReferenceParity(t *testing.T) {
 		}
 		fused := o.Rank.Fusion.Fuse(lists, false)
 		if len(fused) != len(c.Fused) {
-			t.Fatalf("case %d: %d fused, python %d", i, len(fused), len(c.Fused))
+			t.Fatalf("%s: %d fused, original %d", name, len(fused), len(c.Fused))
 		}
 		var cands []rerank.Candidate
 		for j, f := range fused {
 			if f.ID != int64(c.Fused[j][0].(float64)) || f.Score != pyFloat(t, c.Fused[j][1]) {
-				t.Fatalf("case %d: fused[%d] = %v, python %v", i, j, f, c.Fused[j])
+				t.Fatalf("%s: fused[%d] = %v, original %v", name, j, f, c.Fused[j])
 			}
 			for _, e := range c.Candidates {
 				if e.ID == f.ID {
@@ -107,6 +119,9 @@ func TestReferenceParity(t *testing.T) {
 			}
 		}
 		scored := rerank.Score(rerank.Query{Grams: o.Rank.Ngrams.Query(q.rerank)}, cands, time.Unix(c.Now, 0), o.Rank)
+		if len(scored) != len(c.Scored) {
+			t.Fatalf("%s: %d scored, original %d", name, len(scored), len(c.Scored))
+		}
 		for j, s := range scored {
 			want := c.Scored[j]
 			got := [5]float64{float64(s.ID), s.Final, s.RRFNorm, s.Lex, s.Rec}
@@ -119,11 +134,11 @@ func TestReferenceParity(t *testing.T) {
 					ulps = 2
 				}
 				if w := pyFloat(t, want[k]); math.Abs(got[k]-w) > ulps*ulp(w) {
-					t.Fatalf("case %d: scored[%d] = %v, python %v", i, j, got, want)
+					t.Fatalf("%s: scored[%d] = %v, original %v", name, j, got, want)
 				}
 			}
 			if s.ID != int64(want[0].(float64)) {
-				t.Fatalf("case %d: scored[%d] is %d, python %v", i, j, s.ID, want[0])
+				t.Fatalf("%s: scored[%d] is %d, original %v", name, j, s.ID, want[0])
 			}
 		}
 		var picks []int64
@@ -133,7 +148,7 @@ func TestReferenceParity(t *testing.T) {
 			reasons = append(reasons, p.Reason())
 		}
 		if !slices.Equal(picks, c.Picks) || !slices.Equal(reasons, c.Reasons) {
-			t.Fatalf("case %d: picks %v %q, python %v %q", i, picks, reasons, c.Picks, c.Reasons)
+			t.Fatalf("%s: picks %v %q, original %v %q", name, picks, reasons, c.Picks, c.Reasons)
 		}
 	}
 }

@@ -28,7 +28,7 @@ import (
 type Store interface {
 	Embedder() embed.Embedder
 	Analyzer() tokenize.Analyzer
-	Recent(ctx context.Context, user string, n int) ([]episode.Episode, error)
+	Conversation(ctx context.Context, user string, n int, f episode.Filter) ([]episode.Episode, error)
 	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error)
 	BM25(ctx context.Context, user string, terms []string, k int, f episode.Filter) ([]episode.Hit, error)
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
@@ -42,7 +42,7 @@ type Store interface {
 
 // Message is one message of the recent conversation.
 type Message struct {
-	Role    string // "user" or "assistant"; other roles are ignored
+	Role    string // "user", or "assistant" ("persona" too); other roles: see Context.OtherRoles
 	Content string
 }
 
@@ -51,8 +51,10 @@ type Request struct {
 	User string // whose memory to search
 	Text string // the person's new message
 	// Recent is the conversation just before Text, oldest first. nil means:
-	// use the person's last stored episodes, as the reference does; an empty
-	// non-nil slice means: there is no context.
+	// use the person's last stored exchanges (Options.Context.Episodes of
+	// them, with a reply and inside the filter's kinds, states and
+	// sensitivity), as the reference does; an empty non-nil slice means:
+	// there is no context.
 	Recent []Message
 	Now    time.Time // the clock; zero means time.Now()
 	// Location is the person's time zone for this request: the days of its

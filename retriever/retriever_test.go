@@ -158,22 +158,75 @@ func TestRetrieveContext(t *testing.T) {
 		t.Fatalf("Q2 = %q\nwant %q", res.Trace.Queries, want)
 	}
 
-	// At most the last 6 messages, compacted, unknown roles skipped.
+	// The last 6 messages are taken, then the empty ones (" ", "\u3000")
+	// dropped; "persona" is the assistant; other roles are labelled by
+	// their name ("Message" when empty), as the original does. The default
+	// takes the same window and leaves the other roles out.
 	var msgs []retriever.Message
 	for i := range 8 {
-		msgs = append(msgs, retriever.Message{Role: []string{"user", "assistant"}[i%2], Content: " m\n" + string(rune('0'+i)) + " "})
+		msgs = append(msgs, retriever.Message{Role: []string{"user", "persona"}[i%2], Content: " m\n" + string(rune('0'+i)) + " "})
 	}
-	msgs = append(msgs, retriever.Message{Role: "system", Content: "ignored"}, retriever.Message{Role: "user", Content: ""})
-	res, _ = r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Recent: msgs, Now: now})
-	want = "User: m 2\nPersona: m 3\nUser: m 4\nPersona: m 5\nUser: m 6\nPersona: m 7\n---\nx"
-	if res.Trace.Queries[1] != want {
-		t.Fatalf("Q2 = %q\nwant %q", res.Trace.Queries[1], want)
+	msgs = append(msgs, retriever.Message{Role: "system", Content: "rule"}, retriever.Message{Content: "no role"},
+		retriever.Message{Role: "user", Content: "\u3000"})
+	def := newRetriever(t, s, retriever.DefaultOptions())
+	for _, tt := range []struct {
+		r    *retriever.Retriever
+		want string
+	}{
+		{r, "Persona: m 5\nUser: m 6\nPersona: m 7\nsystem: rule\nMessage: no role\n---\nx"},
+		{def, "Persona: m 5\nUser: m 6\nPersona: m 7\n---\nx"},
+	} {
+		res, err := tt.r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Recent: msgs, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Trace.Queries) != 2 || res.Trace.Queries[1] != tt.want {
+			t.Errorf("Q2 = %q\nwant %q", res.Trace.Queries, tt.want)
+		}
 	}
 
 	// An empty, non-nil Recent means no context: one query.
 	res, _ = r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Recent: []retriever.Message{}, Now: now})
 	if len(res.Trace.Queries) != 1 {
 		t.Fatalf("queries = %q", res.Trace.Queries)
+	}
+}
+
+// TestContextFromStore: without Recent, the context is the person's last
+// exchanges as the original takes them from its store: episodes of kind
+// Episode, searchable state and sensitivity within the limit (the reference
+// admits secret ones, the default normal ones only), with a reply (an
+// unanswered notification is no exchange), texts trimmed, a desktop_watch
+// episode one observation of the assistant's.
+func TestContextFromStore(t *testing.T) {
+	s := newStore(t, tokenize.Raw())
+	at := func(e episode.Episode, f func(*episode.Episode)) episode.Episode { f(&e); return e }
+	add(t, s,
+		ep("aki", "古い話", "うん", 9),
+		at(ep("aki", "事実", "fact", 8), func(e *episode.Episode) { e.Kind = episode.KindFact }),
+		at(ep("aki", "片付けた話", "archived", 7), func(e *episode.Episode) { e.State = episode.StateArchived }),
+		at(ep("aki", "秘密の話", "内緒ね", 6), func(e *episode.Episode) { e.Sensitivity = episode.SensitivitySecret }),
+		at(ep("aki", "# desktop_watch", "  作業中みたい ", 5), func(e *episode.Episode) { e.Source = retriever.DesktopWatchSource }),
+		at(ep("aki", "明日は歯医者の予約です", "", 4), func(e *episode.Episode) { e.Source = "notification" }),
+		ep("aki", "\u3000 最近どう？ ", "元気だよ", 3),
+	)
+	for _, tt := range []struct {
+		name string
+		o    retriever.Options
+		want string
+	}{
+		{"reference", retriever.ReferenceOptions(), "User: 秘密の話\nPersona: 内緒ね\n" +
+			"Persona: （観測メモ）デスクトップを確認 独り言: 作業中みたい\nUser: 最近どう？\nPersona: 元気だよ\n---\n歯医者どうだった"},
+		{"default", retriever.DefaultOptions(), "User: 古い話\nPersona: うん\n" +
+			"Persona: （観測メモ）デスクトップを確認 独り言: 作業中みたい\nUser: 最近どう？\nPersona: 元気だよ\n---\n歯医者どうだった"},
+	} {
+		res, err := newRetriever(t, s, tt.o).Retrieve(ctx, retriever.Request{User: "aki", Text: "歯医者どうだった", Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Trace.Queries) != 2 || res.Trace.Queries[1] != tt.want {
+			t.Errorf("%s: Q2 = %q\nwant %q", tt.name, res.Trace.Queries, tt.want)
+		}
 	}
 }
 
@@ -202,6 +255,36 @@ func TestRetrieveAgeFilter(t *testing.T) {
 	}
 	if len(res.Hits) != 1 || res.Hits[0].Episode.UserText != "ラーメン食べた!" {
 		t.Fatalf("hits = %+v, want only the episode inside 365 days", res.Hits)
+	}
+}
+
+// TestUntilToday: the reference's day window ends at today's UTC day, so an
+// episode dated tomorrow is not searched (today's, late in the day, is); the
+// default searches it.
+func TestUntilToday(t *testing.T) {
+	s := newStore(t, tokenize.Raw())
+	late := time.Date(now.Year(), now.Month(), now.Day(), 23, 59, 0, 0, time.UTC)
+	add(t, s, episode.Episode{User: "u", UserText: "ラーメン 食べた", ReplyText: "明日", OccurredAt: late.Add(time.Minute)},
+		episode.Episode{User: "u", UserText: "ラーメン 食べた", ReplyText: "今日", OccurredAt: late})
+	for _, tt := range []struct {
+		o    retriever.Options
+		want []string
+	}{
+		{retriever.ReferenceOptions(), []string{"今日"}},
+		{retriever.DefaultOptions(), []string{"今日", "明日"}},
+	} {
+		res, err := newRetriever(t, s, tt.o).Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン", Recent: []retriever.Message{}, Now: now, WithCandidates: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range res.Candidates {
+			got = append(got, c.Episode.ReplyText)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("UntilToday %v: candidates %q, want %q", tt.o.Filter.UntilToday, got, tt.want)
+		}
 	}
 }
 
