@@ -26,10 +26,10 @@ import (
 	"github.com/omoide/omoide/tokenize"
 )
 
-// Presets name a retriever configuration.
+// Presets name a configuration (LookupPreset).
 const (
-	PresetDefault   = "default"   // retriever.DefaultOptions and the kagome analyzer
-	PresetReference = "reference" // retriever.ReferenceOptions and the raw analyzer: the reference design exactly
+	PresetDefault   = "default"   // retriever.DefaultOptions, the kagome+snowball analyzer, memorypack.DefaultOptions
+	PresetReference = "reference" // the reference design exactly, as the original at commit 39ca2e7
 )
 
 // Config configures Open. Only Path is required.
@@ -44,7 +44,8 @@ type Config struct {
 	Analyzer tokenize.Analyzer
 	// Retriever overrides the preset's retriever options when non-nil.
 	Retriever *retriever.Options
-	// Pack renders the evidence section; the zero value is the reference's.
+	// Pack renders the evidence section; the zero value means the
+	// preset's.
 	Pack memorypack.Options
 	// Location is the person's time zone, one for everything that names a
 	// day: the retriever's time expressions ("昨日") and MaxAgeDays window
@@ -54,8 +55,8 @@ type Config struct {
 	Location *time.Location
 	// IndexMin and IndexCapacity size the in-memory vector indexes (see
 	// episode.Options): the store decides how to scan. IndexMin 0 means the
-	// preset's (PresetIndexMin: the reference scans exactly); IndexCapacity
-	// 0 the episode package's default.
+	// preset's (the reference scans exactly); IndexCapacity 0 the episode
+	// package's default.
 	IndexMin, IndexCapacity int
 }
 
@@ -74,26 +75,32 @@ func NewHashEmbedder(dim int) (*embed.Hash, error) {
 	return embed.NewHash(embed.HashOptions{Dim: dim, Terms: tokenize.Kagome().Terms})
 }
 
-// PresetOptions returns the retriever options and the analyzer of a preset.
-func PresetOptions(preset string) (retriever.Options, tokenize.Analyzer, error) {
-	switch preset {
-	case "", PresetDefault:
-		return retriever.DefaultOptions(), tokenize.KagomeSnowball(), nil
-	case PresetReference:
-		return retriever.ReferenceOptions(), tokenize.Raw(), nil
-	}
-	return retriever.Options{}, nil, fmt.Errorf("omoide: unknown preset %q (want %q or %q)", preset, PresetDefault, PresetReference)
+// Preset is a named configuration: what a Memory opened with it retrieves
+// with, the analyzer of a store it creates, how that store scans vectors, and
+// how it renders the evidence.
+type Preset struct {
+	Retriever retriever.Options
+	Analyzer  tokenize.Analyzer
+	// IndexMin is the store's episode.Options.IndexMin: -1 for the
+	// reference, whose design scans vec0 exactly, query by query; 0 (the
+	// episode package's default: a person's vectors in memory from
+	// episode.DefaultIndexMin episodes on) for the default.
+	IndexMin int
+	Pack     memorypack.Options
 }
 
-// PresetIndexMin returns the episode.Options.IndexMin of a preset's store: -1
-// for the reference, whose design scans vec0 exactly, query by query; 0 (the
-// episode package's default: a person's vectors in memory from
-// episode.DefaultIndexMin episodes on) for the default preset and any other.
-func PresetIndexMin(preset string) int {
-	if preset == PresetReference {
-		return -1
+// LookupPreset returns the preset of that name ("" is PresetDefault). The
+// reference preset is the original retriever at commit 39ca2e7 (2026-01-04):
+// its retrieval (retriever.ReferenceOptions over the raw analyzer, exact
+// vector scans) and its rendering (memorypack.ReferenceOptions).
+func LookupPreset(name string) (Preset, error) {
+	switch name {
+	case "", PresetDefault:
+		return Preset{Retriever: retriever.DefaultOptions(), Analyzer: tokenize.KagomeSnowball(), Pack: memorypack.DefaultOptions()}, nil
+	case PresetReference:
+		return Preset{Retriever: retriever.ReferenceOptions(), Analyzer: tokenize.Raw(), IndexMin: -1, Pack: memorypack.ReferenceOptions()}, nil
 	}
-	return 0
+	return Preset{}, fmt.Errorf("omoide: unknown preset %q (want %q or %q)", name, PresetDefault, PresetReference)
 }
 
 // Memory is a person-partitioned episode memory: a store, a retriever over it
@@ -106,9 +113,13 @@ type Memory struct {
 
 // Open opens (or creates) the memory at cfg.Path.
 func Open(ctx context.Context, cfg Config) (*Memory, error) {
-	opts, analyzer, err := PresetOptions(cfg.Preset)
+	p, err := LookupPreset(cfg.Preset)
 	if err != nil {
 		return nil, err
+	}
+	opts, analyzer := p.Retriever, p.Analyzer
+	if cfg.Pack == (memorypack.Options{}) {
+		cfg.Pack = p.Pack
 	}
 	if cfg.Retriever != nil {
 		opts = *cfg.Retriever
@@ -127,7 +138,7 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
 	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
-		IndexMin: cmp.Or(cfg.IndexMin, PresetIndexMin(cfg.Preset)), IndexCapacity: cfg.IndexCapacity})
+		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity})
 	if err != nil {
 		return nil, fmt.Errorf("omoide: %w", err)
 	}

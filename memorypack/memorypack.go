@@ -169,7 +169,27 @@ type Options struct {
 	HideReason bool
 }
 
-// DefaultOptions returns the reference rendering with every value explicit.
+// ReferenceHeader is the section's header in the reference at commit 39ca2e7,
+// where every MemoryPack section is headed <<<COCORO_GHOST_SECTION:NAME>>>.
+const ReferenceHeader = "<<<COCORO_GHOST_SECTION:EPISODE_EVIDENCE>>>"
+
+// ReferenceOptions returns the rendering of the reference at commit 39ca2e7
+// (2026-01-04), the commit the reference preset reproduces: ReferenceHeader,
+// the date as local ISO time with its offset (there the server's zone; here
+// Location's, the person's), the reply labelled "Persona".
+func ReferenceOptions() Options {
+	o := EarlyReferenceOptions()
+	o.Header, o.DateFormat, o.ReplyLabel = ReferenceHeader, ISOFormat, "Persona"
+	return o
+}
+
+// EarlyReferenceOptions returns the reference's rendering up to 2025-12-30:
+// "[EPISODE_EVIDENCE]", the UTC day, the reply labelled "Partner". It is the
+// rendering of the zero Options and, for now, omoide's default.
+func EarlyReferenceOptions() Options { return DefaultOptions() }
+
+// DefaultOptions returns the default rendering with every value explicit:
+// the reference's up to 2025-12-30 (EarlyReferenceOptions).
 func DefaultOptions() Options {
 	return Options{
 		Strategy:      QuoteKeyParts,

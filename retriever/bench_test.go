@@ -22,7 +22,7 @@ func BenchmarkRetrieve(b *testing.B) {
 		name     string
 		a        tokenize.Analyzer
 		o        retriever.Options
-		indexMin int // as omoide.PresetIndexMin
+		indexMin int // as omoide.Preset.IndexMin
 	}{
 		{"reference", tokenize.Raw(), retriever.ReferenceOptions(), -1},
 		{"default", tokenize.KagomeSnowball(), retriever.DefaultOptions(), 0},

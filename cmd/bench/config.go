@@ -32,7 +32,7 @@ type config struct {
 	Analyzer string            `json:"analyzer"`
 	Opts     retriever.Options `json:"-"`
 	analyzer tokenize.Analyzer
-	indexMin int // the preset's store IndexMin (omoide.PresetIndexMin)
+	indexMin int // the preset's store IndexMin (omoide.Preset)
 }
 
 // storeIndexMin is the IndexMin of c's store: the -index-min flag when it is
@@ -45,10 +45,11 @@ func (c config) Label() string { return c.Preset + "/" + c.Arms + "/" + c.Analyz
 // newConfig resolves a preset, arms and tokenizer name ("" = the preset's
 // analyzer) into a configuration.
 func newConfig(preset, arms, tok string) (config, error) {
-	opts, an, err := omoide.PresetOptions(preset)
+	p, err := omoide.LookupPreset(preset)
 	if err != nil {
 		return config{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	opts, an := p.Retriever, p.Analyzer
 	if tok != "" {
 		if an, err = tokenize.ByName(tok); err != nil {
 			return config{}, fmt.Errorf("%w: %v", errUsage, err)
@@ -63,7 +64,7 @@ func newConfig(preset, arms, tok string) (config, error) {
 	default:
 		return config{}, fmt.Errorf("%w: unknown arms %q (want %s, %s or %s)", errUsage, arms, armsHybrid, armsBM25, armsVector)
 	}
-	return config{Preset: preset, Arms: arms, Analyzer: an.Name(), Opts: opts, analyzer: an, indexMin: omoide.PresetIndexMin(preset)}, nil
+	return config{Preset: preset, Arms: arms, Analyzer: an.Name(), Opts: opts, analyzer: an, indexMin: p.IndexMin}, nil
 }
 
 // configGrid returns every combination of presets × arms × tokenizers, in that
@@ -103,7 +104,7 @@ type embedFlags struct {
 func (e *embedFlags) register(fs *flag.FlagSet) {
 	e.Register(fs)
 	e.RegisterRequest(fs)
-	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: the preset's, omoide.PresetIndexMin; -1: never, vec0's exact scan)")
+	fs.IntVar(&e.indexMin, "index-min", 0, "episodes from which a person's vectors are searched in memory (0: the preset's, omoide.Preset.IndexMin; -1: never, vec0's exact scan)")
 }
 
 // embedder validates the embedder flags and returns the embedder they select.

@@ -110,7 +110,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	ps := presets.or(omoide.PresetReference, omoide.PresetDefault)
 	for _, p := range ps {
-		if _, _, err := omoide.PresetOptions(p); err != nil {
+		if _, err := omoide.LookupPreset(p); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
@@ -211,7 +211,8 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			continue
 		}
 		for _, v := range variants {
-			o, _, _ := omoide.PresetOptions(p)
+			pr, _ := omoide.LookupPreset(p)
+			o := pr.Retriever
 			if err := v.apply(&o); err != nil {
 				return err
 			}

@@ -53,7 +53,7 @@ func (c *storeConfig) validate() error {
 	if c.db == "" {
 		return fmt.Errorf("%w: -db is empty", errUsage)
 	}
-	if _, _, err := omoide.PresetOptions(c.preset); err != nil {
+	if _, err := omoide.LookupPreset(c.preset); err != nil {
 		return fmt.Errorf("%w: -preset %q: want %s or %s", errUsage, c.preset, omoide.PresetDefault, omoide.PresetReference)
 	}
 	return c.emb.Validate()
@@ -65,6 +65,15 @@ func (c *storeConfig) mustExist() error {
 		return fmt.Errorf("no store at %s (create one with \"omoide ingest\", or name it with -db or %s)", c.db, envDB)
 	}
 	return nil
+}
+
+// pack returns the preset's evidence rendering, for a command to adjust.
+func (c *storeConfig) pack() memorypack.Options {
+	p, err := omoide.LookupPreset(c.preset)
+	if err != nil { // validate reports it
+		return memorypack.DefaultOptions()
+	}
+	return p.Pack
 }
 
 // openMemory opens the memory the flags describe; the store is created when

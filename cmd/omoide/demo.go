@@ -13,7 +13,6 @@ import (
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/pytext"
-	"github.com/omoide/omoide/memorypack"
 )
 
 // demoQueries are the demo's questions (ids in testdata/ja/queries.jsonl).
@@ -38,7 +37,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer os.RemoveAll(dir)
 
 	start := time.Now()
-	pack := memorypack.DefaultOptions()
+	p, err := omoide.LookupPreset(*preset)
+	if err != nil {
+		return fmt.Errorf("%w: -preset: %v", errUsage, err)
+	}
+	pack := p.Pack
 	pack.Location = loc
 	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "demo.db"), Preset: *preset, Pack: pack, Location: loc})
 	if err != nil {

@@ -110,7 +110,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("%w: -tz: %v", errUsage, err)
 	}
-	popts := memorypack.DefaultOptions()
+	popts := sc.pack()
 	popts.Location = loc
 	if popts.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
 		return fmt.Errorf("%w: -strategy: %v", errUsage, err)

@@ -107,7 +107,7 @@ logs message text, the token or the API key.
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
 	}
-	popts := memorypack.DefaultOptions()
+	popts := sc.pack()
 	var err error
 	if popts.Location, err = time.LoadLocation(*tz); err != nil {
 		return fmt.Errorf("%w: -tz: %v", errUsage, err)
