@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,4 +82,21 @@ func dot(a, b []float32) float64 {
 		d += float64(a[i]) * float64(b[i])
 	}
 	return d
+}
+
+// TestLookupPreset: the presets' parts, and an unknown name's error naming
+// the ones there are.
+func TestLookupPreset(t *testing.T) {
+	ref, err := omoide.LookupPreset(omoide.PresetReference)
+	if err != nil || ref.IndexMin != -1 || ref.Analyzer.Name() != "raw" || ref.Pack.Header != "<<<COCORO_GHOST_SECTION:EPISODE_EVIDENCE>>>" ||
+		!ref.Retriever.Context.OtherRoles {
+		t.Errorf("reference preset %+v, %v", ref, err)
+	}
+	def, err := omoide.LookupPreset("")
+	if err != nil || def.IndexMin != 0 || def.Analyzer.Name() != "kagome+snowball" || def.Pack.Header != "[EPISODE_EVIDENCE]" {
+		t.Errorf("default preset %+v, %v", def, err)
+	}
+	if _, err := omoide.LookupPreset("fast"); err == nil || !strings.Contains(err.Error(), `"fast"`) || !strings.Contains(err.Error(), omoide.PresetReference) {
+		t.Errorf("unknown preset: %v", err)
+	}
 }

@@ -233,6 +233,29 @@ func TestRenderEvidenceDateAndLabels(t *testing.T) {
 	}
 }
 
+// TestReferenceRenderings: the reference preset renders as the original at
+// commit 39ca2e7 (memory_pack_builder.py: its section header, the episode's
+// local time in ISO form with its offset, the reply as Persona); the
+// rendering of 2025-12-30 and earlier stays as EarlyReferenceOptions.
+func TestReferenceRenderings(t *testing.T) {
+	e := []Evidence{{OccurredAt: at("2025-12-01T12:00:00Z"), UserText: " ラーメン\n食べた ", ReplyText: "いいね", Relevance: High,
+		Reason: "heuristic rerank: score=0.600 rrf=1.000 lex=0.114 rec=0.097"}}
+	ref := ReferenceOptions()
+	ref.Location = tokyo(t)
+	want := "<<<COCORO_GHOST_SECTION:EPISODE_EVIDENCE>>>\n以下は現在の会話に関連する過去のやりとりです。\n\n" +
+		"[2025-12-01T21:00:00+09:00]\nUser: 「ラーメン 食べた」\nPersona: 「いいね」\n" +
+		"→ 関連: heuristic rerank: score=0.600 rrf=1.000 lex=0.114 rec=0.097\n" // Assemble ends the block with "\n\n"
+	if got := RenderEvidence(e, ref); got != want {
+		t.Errorf("39ca2e7:\ngot  %q\nwant %q", got, want)
+	}
+	want = "[EPISODE_EVIDENCE]\n以下は現在の会話に関連する過去のやりとりです。\n\n" +
+		"[2025-12-01]\nUser: 「ラーメン 食べた」\nPartner: 「いいね」\n" +
+		"→ 関連: heuristic rerank: score=0.600 rrf=1.000 lex=0.114 rec=0.097\n"
+	if got := RenderEvidence(e, EarlyReferenceOptions()); got != want {
+		t.Errorf("2025-12-30:\ngot  %q\nwant %q", got, want)
+	}
+}
+
 func TestRenderEvidenceCustomText(t *testing.T) {
 	opts := Options{
 		Header:       "<<<COCORO_GHOST_SECTION:EPISODE_EVIDENCE>>>",
