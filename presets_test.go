@@ -16,7 +16,7 @@ import (
 
 // TestPresetIndexMin: the store decides how to scan, and the preset decides
 // the store. A reference memory scans vec0 exactly however many episodes a
-// person has (PresetIndexMin -1), so each candidate's cosine is the exact one;
+// person has (Preset.IndexMin -1), so each candidate's cosine is the exact one;
 // the default memory searches a person of more than episode.DefaultIndexMin
 // episodes in memory over quantized codes, whose cosines are close but not
 // exact.
