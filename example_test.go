@@ -68,14 +68,12 @@ func ExampleMemory_Evidence() {
 	// [2025-06-02]
 	// User: 「味噌ラーメンが濃厚でおいしかった」
 	// Partner: 「また行きたくなるね」
-	// → 関連: heuristic rerank: score=0.996 rrf=1.000 lex=0.149 rec=0.670 cov=0.734 prox=0.347
 	//
 	// [2025-06-02]
 	// User: 「駅前に新しいラーメン屋ができたから行ってきた」
 	// Partner: 「いいね！味はどうだった？」
-	// → 関連: heuristic rerank: score=0.907 rrf=0.985 lex=0.211 rec=0.670 cov=0.468 prox=0.305
 	//
-	// 先週何話したっけ → 1 hits, section 272 bytes
+	// 先週何話したっけ → 1 hits, section 240 bytes
 	//   2025-06-09 来週から引っ越しの準備をするんだ
 	//
 	// ありがとう！ → 0 hits, section 0 bytes

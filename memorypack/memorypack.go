@@ -183,14 +183,19 @@ func ReferenceOptions() Options {
 	return o
 }
 
-// EarlyReferenceOptions returns the reference's rendering up to 2025-12-30:
-// "[EPISODE_EVIDENCE]", the UTC day, the reply labelled "Partner". It is the
-// rendering of the zero Options and, for now, omoide's default.
-func EarlyReferenceOptions() Options { return DefaultOptions() }
-
-// DefaultOptions returns the default rendering with every value explicit:
-// the reference's up to 2025-12-30 (EarlyReferenceOptions).
+// DefaultOptions returns omoide's default rendering: the layout of the
+// reference up to 2025-12-30 (EarlyReferenceOptions) without the reason line,
+// a debugging aid a model gains nothing from and pays tokens for.
 func DefaultOptions() Options {
+	o := EarlyReferenceOptions()
+	o.HideReason = true
+	return o
+}
+
+// EarlyReferenceOptions returns the reference's rendering up to 2025-12-30,
+// every value explicit: "[EPISODE_EVIDENCE]", the UTC day, the reply labelled
+// "Partner", the reason line. The zero Options renders the same.
+func EarlyReferenceOptions() Options {
 	return Options{
 		Strategy:      QuoteKeyParts,
 		Header:        DefaultHeader,
@@ -207,7 +212,7 @@ func DefaultOptions() Options {
 
 // withDefaults fills the zero fields of o with the reference's values.
 func (o Options) withDefaults() Options {
-	d := DefaultOptions()
+	d := EarlyReferenceOptions()
 	set := func(v *string, def string) {
 		if *v == "" {
 			*v = def

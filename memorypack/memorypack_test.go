@@ -63,7 +63,7 @@ const golden = "[EPISODE_EVIDENCE]\n" +
 	"→ 関連: heuristic rerank: score=0.300 rrf=0.500 lex=0.100 rec=0.700\n"
 
 func TestRenderEvidenceGolden(t *testing.T) {
-	for name, opts := range map[string]Options{"zero": {}, "default": DefaultOptions()} {
+	for name, opts := range map[string]Options{"zero": {}, "early reference": EarlyReferenceOptions()} {
 		if got := RenderEvidence(goldenItems, opts); got != golden {
 			t.Errorf("%s options:\ngot  %q\nwant %q", name, got, golden)
 		}
@@ -71,19 +71,25 @@ func TestRenderEvidenceGolden(t *testing.T) {
 }
 
 func TestRenderEvidenceZeroOptionsEqualDefault(t *testing.T) {
-	if (Options{}).withDefaults() != DefaultOptions() {
-		t.Errorf("Options{} with defaults = %+v, want %+v", (Options{}).withDefaults(), DefaultOptions())
+	if (Options{}).withDefaults() != EarlyReferenceOptions() {
+		t.Errorf("Options{} with defaults = %+v, want %+v", (Options{}).withDefaults(), EarlyReferenceOptions())
 	}
 	items := []Evidence{{
 		OccurredAt: at("2025-11-30T16:00:00Z"), UserText: r("あ", 130), ReplyText: r("い", 170),
 		Relevance: High, Reason: r("x", 200), Title: "題",
 	}}
 	for _, s := range []Strategy{QuoteKeyParts, Summarize, Full} {
-		d := DefaultOptions()
+		d := EarlyReferenceOptions()
 		d.Strategy = s
 		if got, want := RenderEvidence(items, Options{Strategy: s}), RenderEvidence(items, d); got != want {
-			t.Errorf("%v: Options{} %q != DefaultOptions() %q", s, got, want)
+			t.Errorf("%v: Options{} %q != EarlyReferenceOptions() %q", s, got, want)
 		}
+	}
+	// The default leaves the reason out: no score reaches the prompt.
+	early := RenderEvidence(items, EarlyReferenceOptions())
+	if got := RenderEvidence(items, DefaultOptions()); strings.Contains(got, "→ 関連") || strings.Contains(got, "xxx") ||
+		got != early[:strings.Index(early, "→ 関連")] {
+		t.Errorf("default rendering %q carries the reason", got)
 	}
 }
 

@@ -290,8 +290,12 @@ func TestRetrieve(t *testing.T) {
 	})
 	t.Run("pack", func(t *testing.T) {
 		out := mustRun(t, append(base, "-recent", "user:お腹すいた", "-recent", "assistant:何食べたい？", "-pack", "麺屋こはくの味噌バターラーメン")...)
-		if !strings.HasPrefix(out, "[EPISODE_EVIDENCE]\n") || !strings.Contains(out, "味噌バター") {
-			t.Errorf("pack:\n%s", out)
+		if !strings.HasPrefix(out, "[EPISODE_EVIDENCE]\n") || !strings.Contains(out, "味噌バター") || strings.Contains(out, "→ 関連") {
+			t.Errorf("pack (the default preset: no reasons):\n%s", out)
+		}
+		out = mustRun(t, append(base, "-no-context", "-pack", "-reasons", "麺屋こはくの味噌バターラーメン")...)
+		if !strings.Contains(out, "→ 関連: heuristic rerank: score=") {
+			t.Errorf("pack -reasons:\n%s", out)
 		}
 		out = mustRun(t, append(base, "-no-context", "-pack", "-strategy", "summarize", "-json", "麺屋こはくの味噌バターラーメン")...)
 		var p packJSON

@@ -56,6 +56,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pack := fs.Bool("pack", false, "print the EPISODE_EVIDENCE section instead of the ranking")
 	strategy := fs.String("strategy", "quote_key_parts", "-pack: how much to quote: quote_key_parts, summarize or full")
+	reasons := fs.Bool("reasons", false, "-pack: show why each episode was picked (its score parts), which the default preset leaves out")
 	tz := fs.String("tz", "Local", "the person's time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and the dates shown")
 	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the thresholds")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
@@ -114,6 +115,9 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	popts.Location = loc
 	if popts.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
 		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
+	}
+	if *reasons {
+		popts.HideReason = false
 	}
 
 	mem, err := sc.openMemory(ctx, true, popts)

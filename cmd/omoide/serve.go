@@ -43,7 +43,7 @@ const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                              "embed_us", "knn_us", "bm25_us", ..., "total_us"}}
                          "recent" left out (or null) means: the user's last stored episodes are
                          the context; [] means no context.
-  POST   /v1/pack        the same body, plus optional "strategy"
+  POST   /v1/pack        the same body, plus optional "strategy" and "reasons" (true: the score parts)
                          -> {"section": "[EPISODE_EVIDENCE]...", "inject": bool, "hits", "trace"}
                          ("section" is "" and "inject" false when nothing is worth injecting)
   DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
@@ -219,7 +219,7 @@ type server struct {
 //
 //	POST   /v1/episodes                             store episodes → {"ids"}
 //	POST   /v1/retrieve                             {user, text, recent, now} → {"hits", "trace"}
-//	POST   /v1/pack                                 the same (+ strategy, tz) → {"section", "inject", "hits", "trace"}
+//	POST   /v1/pack                                 the same (+ strategy, tz, reasons) → {"section", "inject", "hits", "trace"}
 //	DELETE /v1/episodes/{id}                        delete one episode
 //	DELETE /v1/users/{user}/episodes/{external_id}  delete one episode by external id
 //	DELETE /v1/users/{user}                         forget a person
@@ -532,6 +532,7 @@ type retrieveRequest struct {
 type packRequest struct {
 	retrieveRequest
 	Strategy string `json:"strategy"`
+	Reasons  bool   `json:"reasons"` // show why each episode was picked, which the default preset leaves out
 }
 
 func (q retrieveRequest) request() (retriever.Request, error) {
@@ -554,8 +555,8 @@ func (q retrieveRequest) request() (retriever.Request, error) {
 	return req, nil
 }
 
-// options returns base with the request's strategy and time zone (req's,
-// from q.TZ), when given.
+// options returns base with the request's strategy, time zone (req's, from
+// q.TZ) and reasons, when given.
 func (q packRequest) options(base memorypack.Options, req retriever.Request) (memorypack.Options, error) {
 	if q.Strategy != "" {
 		var err error
@@ -565,6 +566,9 @@ func (q packRequest) options(base memorypack.Options, req retriever.Request) (me
 	}
 	if req.Location != nil {
 		base.Location = req.Location
+	}
+	if q.Reasons {
+		base.HideReason = false
 	}
 	return base, nil
 }

@@ -272,8 +272,14 @@ func TestServeEndToEnd(t *testing.T) {
 	preq := map[string]any{"user": "haruka", "text": "麺屋こはくの味噌バターラーメン", "recent": []map[string]string{{"role": "user", "content": "お腹すいた"}},
 		"now": "2025-07-01T00:00:00Z", "strategy": "full", "tz": "Asia/Tokyo"}
 	out = c.expect(200, "POST", "/v1/pack", preq, true)
-	if section, _ := out["section"].(string); out["inject"] != true || !strings.HasPrefix(section, "[EPISODE_EVIDENCE]\n") || !strings.Contains(section, "[2025-06-01]") {
-		t.Errorf("pack: %v", out)
+	if section, _ := out["section"].(string); out["inject"] != true || !strings.HasPrefix(section, "[EPISODE_EVIDENCE]\n") || !strings.Contains(section, "[2025-06-01]") ||
+		strings.Contains(section, "→ 関連") {
+		t.Errorf("pack (the default preset: no reasons): %v", out)
+	}
+	preq["reasons"] = true
+	out = c.expect(200, "POST", "/v1/pack", preq, true)
+	if section, _ := out["section"].(string); !strings.Contains(section, "→ 関連: heuristic rerank: score=") {
+		t.Errorf("pack with reasons: %v", out)
 	}
 	out = c.expect(200, "POST", "/v1/pack", map[string]any{"user": "nobody", "text": "ラーメン", "now": "2025-07-01T00:00:00Z"}, true)
 	if out["section"] != "" || out["inject"] != false {
