@@ -173,7 +173,8 @@ func ReferenceOptions() Options {
 // skipped, time-aware queries, synonyms in term coverage, and the default
 // ranking (rerank.DefaultOptions). It keeps the reference's context window
 // (taken before empty messages are dropped) but leaves roles other than the
-// user's and the assistant's out of it; it searches normal episodes only, and
+// user's and the assistant's out of it; it searches normal episodes only, of
+// any age (recency prefers fresh ones; a time expression finds old ones), and
 // episodes dated after today too. Its store segments Japanese with kagome and
 // stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
@@ -187,6 +188,7 @@ func DefaultOptions() Options {
 	o.Context.ExcludeRecent = true
 	o.Context.OtherRoles = false
 	o.Filter.MaxSensitivity = episode.SensitivityNormal
+	o.Filter.MaxAgeDays = 0 // a memory is not lost to age: recency prefers fresh episodes
 	o.Filter.UntilToday = false
 	o.TimeAware = true
 	o.SkipSmallTalk = true

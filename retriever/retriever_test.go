@@ -245,16 +245,73 @@ func TestReferenceAlwaysInjects(t *testing.T) {
 	}
 }
 
+// TestRetrieveAgeFilter: Filter.MaxAgeDays (365 in the reference) hides
+// older episodes; the default has no cutoff.
 func TestRetrieveAgeFilter(t *testing.T) {
 	s := newStore(t, nil)
-	add(t, s, ep("u", "ラーメン食べた", "", 400), ep("u", "ラーメン食べた!", "", 364))
-	r := newRetriever(t, s, retriever.DefaultOptions())
-	res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン食べた", Recent: []retriever.Message{}, Now: now})
+	add(t, s, ep("u", "ラーメン食べた", "", 400), ep("u", "チャーハン食べた", "", 364))
+	for _, tt := range []struct {
+		maxAge int
+		want   []string
+	}{
+		{365, []string{"チャーハン食べた"}},
+		{0, []string{"チャーハン食べた", "ラーメン食べた"}},
+	} {
+		o := retriever.DefaultOptions()
+		o.Filter.MaxAgeDays = tt.maxAge
+		res, err := newRetriever(t, s, o).Retrieve(ctx, retriever.Request{User: "u", Text: "ラーメン食べた", Recent: []retriever.Message{}, Now: now, WithCandidates: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range res.Candidates {
+			got = append(got, c.Episode.UserText)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("MaxAgeDays %d: candidates %q, want %q", tt.maxAge, got, tt.want)
+		}
+	}
+}
+
+// TestOldMemories: with no age cutoff, an episode from a year and a half ago
+// is found by its own words, ranking below an equally matching recent one;
+// by 去年の夏 it comes first, and an episode two years old by 一昨年.
+func TestOldMemories(t *testing.T) {
+	s := newStore(t, nil)
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) != 1 || res.Hits[0].Episode.UserText != "ラーメン食べた!" {
-		t.Fatalf("hits = %+v, want only the episode inside 365 days", res.Hits)
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 20, 0, 0, 0, tokyo) }
+	ids := add(t, s,
+		episode.Episode{User: "u", UserText: "去年は友達と高尾山に山登りに行ったよ", ReplyText: "景色はどうだった？", OccurredAt: day(2024, 7, 20)},
+		episode.Episode{User: "u", UserText: "今月は兄と高尾山に山登りに行ったよ", ReplyText: "紅葉きれいだった？", OccurredAt: day(2025, 12, 6)},
+		episode.Episode{User: "u", UserText: "家族で沖縄旅行、海がきれいだった", ReplyText: "いいなあ、また行きたいね", OccurredAt: day(2023, 8, 12)},
+		episode.Episode{User: "u", UserText: "駅前のカフェで勉強した", ReplyText: "はかどった？", OccurredAt: day(2025, 12, 15)},
+	)
+	old, recent, okinawa := ids[0], ids[1], ids[2]
+	r := newRetriever(t, s, retriever.DefaultOptions())
+	ask := func(text string) []int64 {
+		t.Helper()
+		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: text, Recent: []retriever.Message{}, Now: now, Location: tokyo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, h := range res.Hits {
+			got = append(got, h.Episode.ID)
+		}
+		return got
+	}
+	if got := ask("高尾山に山登り、楽しかったな"); len(got) < 2 || got[0] != recent || !slices.Contains(got, old) {
+		t.Errorf("by its words: hits %v, want %d (recent) first and %d (18 months old) too", got, recent, old)
+	}
+	if got := ask("去年の夏の山登り、覚えてる？"); len(got) == 0 || got[0] != old {
+		t.Errorf("去年の夏: hits %v, want %d first", got, old)
+	}
+	if got := ask("一昨年の沖縄旅行の話"); len(got) == 0 || got[0] != okinawa {
+		t.Errorf("一昨年: hits %v, want %d first", got, okinawa)
 	}
 }
 

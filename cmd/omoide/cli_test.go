@@ -306,6 +306,23 @@ func TestRetrieve(t *testing.T) {
 			t.Errorf("pack json: %+v", p)
 		}
 	})
+	t.Run("max age", func(t *testing.T) {
+		// The episode of 2025-06-01 is 30 days before -now: -max-age-days 7
+		// hides it, the default (any age) finds it.
+		hits := func(args ...string) int {
+			var res resultJSON
+			if err := json.Unmarshal([]byte(mustRun(t, append(append(base, "-no-context", "-json"), args...)...)), &res); err != nil {
+				t.Fatal(err)
+			}
+			return len(res.Hits)
+		}
+		if n := hits("麺屋こはくの味噌バターラーメン"); n == 0 {
+			t.Error("no hit with the default (no age limit)")
+		}
+		if n := hits("-max-age-days", "7", "麺屋こはくの味噌バターラーメン"); n != 0 {
+			t.Errorf("-max-age-days 7: %d hits, want none", n)
+		}
+	})
 	t.Run("unknown person", func(t *testing.T) {
 		out := mustRun(t, "retrieve", "-db", db, "-user", "nobody", "-now", testNow, "ラーメン")
 		if !strings.Contains(out, "nobody: 0 episodes") {
@@ -418,6 +435,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-recent", "bot:hi", "a"}, `"bot:hi"`},
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-recent", "user:hi", "-no-context", "a"}, "give one of"},
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-strategy", "all", "-pack", "a"}, "-strategy"},
+		{[]string{"retrieve", "-db", db, "-user", "haruka", "-max-age-days", "-3", "a"}, "-max-age-days"},
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-context", "/nonexistent.json", "a"}, "-context"},
 		{[]string{"retrieve", "-db", db, "-embedder", "magic", "-user", "haruka", "a"}, `-embedder "magic"`},
 		{[]string{"retrieve", "-db", db, "-embedder", "openai", "-user", "haruka", "a"}, "needs -model"},

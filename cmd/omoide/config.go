@@ -36,16 +36,25 @@ type storeConfig struct {
 	db     string
 	emb    cli.EmbedderFlags
 	preset string
+	// maxAgeDays is -max-age-days for the commands that retrieve
+	// (addRetrieveFlags); -1: the preset's.
+	maxAgeDays int
 }
 
 // addStoreFlags registers the shared flags on fs, with their environment
 // fallbacks.
 func addStoreFlags(fs *flag.FlagSet) *storeConfig {
-	c := &storeConfig{}
+	c := &storeConfig{maxAgeDays: -1}
 	fs.StringVar(&c.db, "db", cli.EnvOr(envDB, "omoide.db"), "the store, a SQLite database `file` (env "+envDB+")")
 	c.emb.Register(fs)
 	fs.StringVar(&c.preset, "preset", cli.EnvOr(envPreset, omoide.PresetDefault), "the retriever preset: default or reference (env "+envPreset+")")
 	return c
+}
+
+// addRetrieveFlags registers the flags of the commands that retrieve.
+func (c *storeConfig) addRetrieveFlags(fs *flag.FlagSet) {
+	fs.IntVar(&c.maxAgeDays, "max-age-days", -1,
+		"search only the episodes of the last `N` days (0: any age; default: the preset's: any for default, 365 for reference)")
 }
 
 // validate checks the shared flags; every error it returns is a usage error.
@@ -55,6 +64,9 @@ func (c *storeConfig) validate() error {
 	}
 	if _, err := omoide.LookupPreset(c.preset); err != nil {
 		return fmt.Errorf("%w: -preset %q: want %s or %s", errUsage, c.preset, omoide.PresetDefault, omoide.PresetReference)
+	}
+	if c.maxAgeDays < -1 {
+		return fmt.Errorf("%w: -max-age-days %d: want 0 (any age) or more", errUsage, c.maxAgeDays)
 	}
 	return c.emb.Validate()
 }
@@ -93,7 +105,13 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	}
 	// The zone of the evidence dates is the person's zone for everything:
 	// time expressions and day windows too.
-	mem, err := omoide.Open(ctx, omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location})
+	cfg := omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location}
+	if c.maxAgeDays >= 0 {
+		p, _ := omoide.LookupPreset(c.preset) // validated
+		cfg.Retriever = &p.Retriever
+		cfg.Retriever.Filter.MaxAgeDays = c.maxAgeDays
+	}
+	mem, err := omoide.Open(ctx, cfg)
 	if err != nil {
 		if id, rerr := recordedIdentity(ctx, c.db); rerr == nil && id != e.Identity() {
 			err = fmt.Errorf("%w\n(the flags describe the embedder %s; %s, or change the store's embedder with \"omoide reembed\")",

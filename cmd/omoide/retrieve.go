@@ -46,6 +46,7 @@ func (r *recentFlags) Set(v string) error {
 func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("retrieve", stderr)
 	sc := addStoreFlags(fs)
+	sc.addRetrieveFlags(fs)
 	user := fs.String("user", "", "whose memory to search (required)")
 	text := fs.String("text", "", "the person's new message (or give it as the argument)")
 	ctxFile := fs.String("context", "", "a JSON `file` of the recent turns, oldest first, or - for standard input")

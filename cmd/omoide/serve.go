@@ -80,6 +80,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks serveHooks) error {
 	fs := newFlagSet("serve", stderr)
 	sc := addStoreFlags(fs)
+	sc.addRetrieveFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:8765", "the `host:port` to listen on")
 	token := fs.String("token", "", "require \"Authorization: Bearer TOKEN\" (default: env "+envToken+", which is safer: a flag shows in ps)")
 	maxBody := byteSize(defaultMaxBody)
