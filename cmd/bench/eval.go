@@ -424,7 +424,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer ranks.Close()
 	start := time.Now()
-	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "p50 ms"}, left: 3}
+	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "p50 ms"}, left: 3}
 	var results []result
 	for _, dir := range dirs {
 		st := time.Now()
@@ -492,7 +492,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				} else {
 					row = append(row, "-")
 				}
-				row = append(row, fmt.Sprintf("%.2f", q.QueryP50))
+				if q.N > 0 {
+					row = append(row, f3(q.DeliveredRecall), f3(q.EvidencePrecision))
+				} else {
+					row = append(row, "-", "-")
+				}
+				row = append(row, fmt.Sprintf("%.2f", q.MeanInjected), fmt.Sprintf("%.2f", q.QueryP50))
 				tab.add(row...)
 				results = append(results, result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q})
 			}
