@@ -52,7 +52,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", workersFlag(), "goroutines for the analysis and the queries")
 	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
 	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
-	fs.StringVar(&f.ranksPath, "ranks", "", "eval: write one JSON line per query and configuration to this file: where each relevant episode ranked among the candidates, and whether it injected")
+	fs.StringVar(&f.ranksPath, "ranks", "", "eval: write one JSON line per query and configuration to this file: where each relevant episode ranked among the candidates, whether it injected, and the injected episodes")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.IntVar(&f.distractors, "distractors", 0, "add this many real episodes of -haystack to every person's memory (dated inside the suite's year), to measure quality at a size")
 	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
