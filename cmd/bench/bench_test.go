@@ -105,7 +105,7 @@ func TestEvalSmoke(t *testing.T) {
 	jsonPath := filepath.Join(root, "eval.json")
 	out := runBench(t, "eval", "-eval", root, "-preset", "reference,default", "-arms", "hybrid,bm25,vector",
 		"-tokenizer", "kagome,unicode61-raw", "-json", jsonPath)
-	for _, want := range []string{"reference/hybrid/kagome", "default/vector/raw", "reference/bm25/raw", "echo", "none", "false-inj"} {
+	for _, want := range []string{"reference/hybrid/kagome", "default/vector/raw", "reference/bm25/raw", "echo", "none", "false-inj", "deliv-R", "ev-prec", "inj/q"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, out)
 		}
@@ -121,6 +121,11 @@ func TestEvalSmoke(t *testing.T) {
 	}
 	for _, res := range r.Results {
 		m := res.Metrics.(map[string]any)
+		for _, k := range []string{"delivered_recall", "evidence_precision", "mean_injected"} {
+			if v, ok := m[k].(float64); !ok || v < 0 || k != "mean_injected" && v > 1 {
+				t.Errorf("%s %s %s: %s = %v", res.Suite, res.Category, res.Config, k, m[k])
+			}
+		}
 		switch res.Category {
 		case "echo":
 			// The query repeats the episode: every arm that can match finds it.

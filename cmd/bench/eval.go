@@ -52,7 +52,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", workersFlag(), "goroutines for the analysis and the queries")
 	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
 	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
-	fs.StringVar(&f.ranksPath, "ranks", "", "eval: write one JSON line per query and configuration to this file: where each relevant episode ranked among the candidates, and whether it injected")
+	fs.StringVar(&f.ranksPath, "ranks", "", "eval: write one JSON line per query and configuration to this file: where each relevant episode ranked among the candidates, whether it injected, and the injected episodes")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.IntVar(&f.distractors, "distractors", 0, "add this many real episodes of -haystack to every person's memory (dated inside the suite's year), to measure quality at a size")
 	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
@@ -424,7 +424,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer ranks.Close()
 	start := time.Now()
-	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "p50 ms"}, left: 3}
+	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "p50 ms"}, left: 3}
 	var results []result
 	for _, dir := range dirs {
 		st := time.Now()
@@ -492,7 +492,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				} else {
 					row = append(row, "-")
 				}
-				row = append(row, fmt.Sprintf("%.2f", q.QueryP50))
+				if q.N > 0 {
+					row = append(row, f3(q.DeliveredRecall), f3(q.EvidencePrecision))
+				} else {
+					row = append(row, "-", "-")
+				}
+				row = append(row, fmt.Sprintf("%.2f", q.MeanInjected), fmt.Sprintf("%.2f", q.QueryP50))
 				tab.add(row...)
 				results = append(results, result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q})
 			}

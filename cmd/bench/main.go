@@ -9,8 +9,10 @@
 //
 //	latency  per-stage retrieval latency, ingest rate, store size, peak RSS and
 //	         open time of the reference and default presets side by side
-//	eval     Recall@1/5/10, MRR@10, nDCG@10 and the inject decision on suites in
-//	         the ../shared/eval format, per suite, category and configuration
+//	eval     Recall@1/5/10, MRR@10, nDCG@10, the inject decision and what it
+//	         delivers (deliv-R: delivered recall, ev-prec: evidence precision,
+//	         inj/q: injected episodes per query, every query counted) on suites
+//	         in the ../shared/eval format, per suite, category and configuration
 //	tune     sweep the High/Medium thresholds (and optionally the rerank
 //	         weights) offline from one retrieval per query, with a plot
 //

@@ -9,12 +9,9 @@ import (
 // The ranking metrics take a ranked list of external ids (best first) and the
 // set of relevant ids; relevance is binary.
 
-// recallAt returns |relevant ∩ top k| / |relevant|, or 0 when nothing is
+// hitsAt returns |relevant ∩ top k|: how many of the first k ids are
 // relevant.
-func recallAt(ranked []string, relevant map[string]bool, k int) float64 {
-	if len(relevant) == 0 {
-		return 0
-	}
+func hitsAt(ranked []string, relevant map[string]bool, k int) int {
 	hit := 0
 	for i, id := range ranked {
 		if i >= k {
@@ -24,7 +21,16 @@ func recallAt(ranked []string, relevant map[string]bool, k int) float64 {
 			hit++
 		}
 	}
-	return float64(hit) / float64(len(relevant))
+	return hit
+}
+
+// recallAt returns |relevant ∩ top k| / |relevant|, or 0 when nothing is
+// relevant.
+func recallAt(ranked []string, relevant map[string]bool, k int) float64 {
+	if len(relevant) == 0 {
+		return 0
+	}
+	return float64(hitsAt(ranked, relevant, k)) / float64(len(relevant))
 }
 
 // mrrAt returns 1/rank of the first relevant id within the top k (ranks from
@@ -66,15 +72,7 @@ func ndcgAt(ranked []string, relevant map[string]bool, k int) float64 {
 
 // anyIn reports whether one of the first k ids is relevant.
 func anyIn(ranked []string, relevant map[string]bool, k int) bool {
-	for i, id := range ranked {
-		if i >= k {
-			break
-		}
-		if relevant[id] {
-			return true
-		}
-	}
-	return false
+	return hitsAt(ranked, relevant, k) > 0
 }
 
 // outcome is what one query's retrieval produced, for the aggregates.
@@ -84,6 +82,15 @@ type outcome struct {
 	picked   []string // external ids of the selected hits
 	inject   bool     // memorypack.ShouldInject of the hits
 	parts    []parts  // score parts of the first candidates, for -ranks
+}
+
+// injected returns the external ids of the episodes the companion receives:
+// the picks when the section is injected, none otherwise.
+func (o outcome) injected() []string {
+	if o.inject {
+		return o.picked
+	}
+	return nil
 }
 
 // parts are one candidate's score parts, for -ranks.
@@ -99,31 +106,44 @@ type parts struct {
 	Cosine    float64 `json:"cosine"`
 }
 
-// quality is the aggregate of a set of outcomes. Ranking metrics and Inject
-// average over the N queries that have relevant episodes; FalseInject over
-// the N0 queries whose answer is to inject nothing.
+// quality is the aggregate of a set of outcomes. Ranking metrics, Inject,
+// DeliveredRecall and EvidencePrecision average over the N queries that have
+// relevant episodes; FalseInject over the N0 queries whose answer is to inject
+// nothing; MeanInjected over all N + N0 queries.
+//
+// DeliveredRecall and EvidencePrecision measure what is delivered: the
+// injected episodes (outcome.injected), the picks of a query whose section is
+// injected and none of one whose section is not. A rate whose denominator is
+// 0 (no query, or nothing injected for EvidencePrecision) is 0, never NaN, so
+// the JSON stays valid and has every field.
 type quality struct {
-	N           int     `json:"n"`
-	N0          int     `json:"n_no_relevant"`
-	R1          float64 `json:"recall_at_1"`
-	R5          float64 `json:"recall_at_5"`
-	R10         float64 `json:"recall_at_10"`
-	MRR10       float64 `json:"mrr_at_10"`
-	NDCG10      float64 `json:"ndcg_at_10"`
-	Inject      float64 `json:"inject_rate"`           // injected, among queries with relevant episodes
-	InjectTop5  float64 `json:"inject_rate_top5"`      // injected, among those whose relevant episode is in the top 5
-	NTop5       int     `json:"n_top5"`                // queries with a relevant episode in the top 5
-	InjectHit   float64 `json:"inject_hit_rate"`       // injected with a relevant episode among the picks
-	FalseInject float64 `json:"false_inject_rate"`     // injected, among queries with nothing relevant
-	Queries     int     `json:"queries"`               // N + N0
-	QueryP50    float64 `json:"query_p50_ms,omitzero"` // retrieval time
+	N                 int     `json:"n"`
+	N0                int     `json:"n_no_relevant"`
+	R1                float64 `json:"recall_at_1"`
+	R5                float64 `json:"recall_at_5"`
+	R10               float64 `json:"recall_at_10"`
+	MRR10             float64 `json:"mrr_at_10"`
+	NDCG10            float64 `json:"ndcg_at_10"`
+	Inject            float64 `json:"inject_rate"`           // injected, among queries with relevant episodes
+	InjectTop5        float64 `json:"inject_rate_top5"`      // injected, among those whose relevant episode is in the top 5
+	NTop5             int     `json:"n_top5"`                // queries with a relevant episode in the top 5
+	InjectHit         float64 `json:"inject_hit_rate"`       // injected with a relevant episode among the picks
+	FalseInject       float64 `json:"false_inject_rate"`     // injected, among queries with nothing relevant
+	DeliveredRecall   float64 `json:"delivered_recall"`      // mean |relevant ∩ injected| / |relevant|: 0 for a query not injected
+	EvidencePrecision float64 `json:"evidence_precision"`    // Σ|relevant ∩ injected| / Σ|injected|: the injected that are relevant
+	MeanInjected      float64 `json:"mean_injected"`         // injected episodes per query, the N0 queries included
+	Queries           int     `json:"queries"`               // N + N0
+	QueryP50          float64 `json:"query_p50_ms,omitzero"` // retrieval time
 }
 
 // aggregate computes the quality of outcomes.
 func aggregate(outs []outcome) quality {
 	var q quality
 	var inj, injTop5, injHit, falseInj int
+	var delivered, injectedN, injectedAll int // episodes: relevant and injected; injected, on the N queries; injected, on all
 	for _, o := range outs {
+		injected := o.injected()
+		injectedAll += len(injected)
 		if len(o.relevant) == 0 {
 			q.N0++
 			if o.inject {
@@ -137,6 +157,9 @@ func aggregate(outs []outcome) quality {
 		q.R10 += recallAt(o.ranked, o.relevant, 10)
 		q.MRR10 += mrrAt(o.ranked, o.relevant, 10)
 		q.NDCG10 += ndcgAt(o.ranked, o.relevant, 10)
+		q.DeliveredRecall += recallAt(injected, o.relevant, len(injected))
+		delivered += hitsAt(injected, o.relevant, len(injected))
+		injectedN += len(injected)
 		if o.inject {
 			inj++
 			if anyIn(o.picked, o.relevant, len(o.picked)) {
@@ -156,9 +179,12 @@ func aggregate(outs []outcome) quality {
 		q.R1, q.R5, q.R10, q.MRR10, q.NDCG10 = q.R1/n, q.R5/n, q.R10/n, q.MRR10/n, q.NDCG10/n
 		q.Inject = float64(inj) / n
 		q.InjectHit = float64(injHit) / n
+		q.DeliveredRecall /= n
 	}
 	q.InjectTop5 = rate(injTop5, q.NTop5)
 	q.FalseInject = rate(falseInj, q.N0)
+	q.EvidencePrecision = rate(delivered, injectedN)
+	q.MeanInjected = rate(injectedAll, q.Queries)
 	return q
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -120,6 +121,57 @@ func TestAggregate(t *testing.T) {
 	}
 	if z := aggregate(nil); z.N != 0 || z.FalseInject != 0 || z.Inject != 0 {
 		t.Errorf("empty aggregate: %+v", z)
+	}
+}
+
+// TestDelivered checks the figures of what the companion receives: the
+// injected episodes are the picks of a query whose section is injected, none
+// of one whose section is not.
+func TestDelivered(t *testing.T) {
+	var (
+		// 2 relevant, 1 of them among the 3 injected.
+		halfDelivered = outcome{relevant: set("r1", "r2"), ranked: []string{"r1", "x", "y", "r2"}, picked: []string{"r1", "x", "y"}, inject: true}
+		// Relevant among the picks, but the section is not injected: its
+		// picks count nowhere.
+		notInjected = outcome{relevant: set("r"), ranked: []string{"r", "x"}, picked: []string{"r", "x"}}
+		// Nothing relevant, 2 injected: only mean_injected counts them.
+		noRelevant = outcome{relevant: set(), ranked: []string{"a", "b"}, picked: []string{"a", "b"}, inject: true}
+	)
+	for _, c := range []struct {
+		name                        string
+		outs                        []outcome
+		recall, precision, injected float64
+	}{
+		{"2 relevant, 1 of the 3 injected", []outcome{halfDelivered}, 1.0 / 2, 1.0 / 3, 3},
+		{"section not injected", []outcome{notInjected}, 0, 0, 0}, // precision 0/0: 0
+		{"no relevant episode", []outcome{noRelevant}, 0, 0, 2},   // no query with a relevant episode: 0
+		{"the three together", []outcome{halfDelivered, notInjected, noRelevant},
+			(1.0/2 + 0) / 2, // over the 2 queries with relevant episodes
+			1.0 / 3,         // 1 relevant of the 3 injected on them; notInjected's 2 picks are not injected
+			(3 + 0 + 2) / 3.0},
+		{"empty group", nil, 0, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := aggregate(c.outs)
+			if !near(q.DeliveredRecall, c.recall) || !near(q.EvidencePrecision, c.precision) || !near(q.MeanInjected, c.injected) {
+				t.Errorf("delivered recall %v, evidence precision %v, mean injected %v; want %v, %v, %v",
+					q.DeliveredRecall, q.EvidencePrecision, q.MeanInjected, c.recall, c.precision, c.injected)
+			}
+			// The JSON is valid (no NaN) and names the three figures.
+			b, err := json.Marshal(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range map[string]float64{"delivered_recall": c.recall, "evidence_precision": c.precision, "mean_injected": c.injected} {
+				if got, ok := m[k].(float64); !ok || !near(got, want) {
+					t.Errorf("JSON %s = %v, want %v", k, m[k], want)
+				}
+			}
+		})
 	}
 }
 

@@ -24,6 +24,9 @@ type rankLine struct {
 	Candidates int   `json:"candidates"`
 	Picked     []int `json:"picked"` // ranks of Relevant among the selected hits, as Ranks
 	Inject     bool  `json:"inject"`
+	// Injected are the external ids of the episodes the companion
+	// receives: the selected hits when Inject, none ([]) otherwise.
+	Injected []string `json:"injected"`
 	// Parts are the score parts of the first rankParts candidates and of
 	// every relevant one.
 	Parts []parts `json:"parts"`
@@ -59,7 +62,7 @@ func (r *rankWriter) write(suite, cfg string, qs []dataset.Query, outs []outcome
 	for i, q := range qs {
 		o := outs[i]
 		l := rankLine{Suite: suite, Config: cfg, Query: q.ID, Ordinal: q.Ordinal, Text: q.Text, Category: q.Category, Relevant: q.Relevant,
-			Ranks: rankOf(o.ranked, q.Relevant), Candidates: len(o.ranked), Picked: rankOf(o.picked, q.Relevant), Inject: o.inject, Parts: o.parts}
+			Ranks: rankOf(o.ranked, q.Relevant), Candidates: len(o.ranked), Picked: rankOf(o.picked, q.Relevant), Inject: o.inject, Injected: append([]string{}, o.injected()...), Parts: o.parts}
 		if err := enc.Encode(l); err != nil {
 			return fmt.Errorf("-ranks: %w", err)
 		}

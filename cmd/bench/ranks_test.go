@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/omoide/omoide/dataset"
@@ -24,8 +25,8 @@ func TestRankWriter(t *testing.T) {
 		{ID: "c1", Text: "そうです", Relevant: []string{"z"}, Category: "recent-turns", Ordinal: 2},
 	}
 	outs := []outcome{
-		{ranked: []string{"x", "b", "a"}, picked: []string{"b"}, inject: true},
-		{ranked: []string{"x"}},
+		{ranked: []string{"x", "b", "a"}, picked: []string{"b", "x"}, inject: true},
+		{ranked: []string{"x"}, picked: []string{"x"}}, // picked, not injected
 	}
 	if err := w.write("sui", "default", qs, outs); err != nil {
 		t.Fatal(err)
@@ -59,5 +60,10 @@ func TestRankWriter(t *testing.T) {
 	}
 	if b.Ranks[0] != 0 || b.Inject {
 		t.Fatalf("second line = %+v", b)
+	}
+	// The injected episodes by external id: the picks when injected, an
+	// empty list (not null) when not.
+	if !slices.Equal(a.Injected, []string{"b", "x"}) || b.Injected == nil || len(b.Injected) != 0 {
+		t.Fatalf("injected: %q, %q; want [b x] and []", a.Injected, b.Injected)
 	}
 }
