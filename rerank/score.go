@@ -122,9 +122,9 @@ func (n Ngrams) Episode(userText, replyText string) ngram.Set {
 	return ngram.New(s, n.Size)
 }
 
-// strength is the weight of a query's overlap: its unique n-grams over
+// Strength is the weight of a query's overlap: its unique n-grams over
 // FullStrength, at most 1.
-func (n Ngrams) strength(q ngram.Set) float64 {
+func (n Ngrams) Strength(q ngram.Set) float64 {
 	if n.FullStrength <= 0 {
 		return 1
 	}
@@ -144,7 +144,7 @@ func Score(q Query, cands []Candidate, now time.Time, o Options) []Scored {
 	if maxRRF <= 0 {
 		maxRRF = 1
 	}
-	strength := o.Ngrams.strength(q.Grams)
+	strength := o.Ngrams.Strength(q.Grams)
 	nowUnix := float64(now.Unix())
 	for i, c := range cands {
 		s := Scored{Candidate: c, Order: i}

@@ -38,12 +38,31 @@ type Pick struct {
 // pick is below High, it returns nothing. The first pick is High, the others
 // Medium.
 func Select(scored []Scored, o Selection) []Pick {
+	picks := walk(scored, o, func(i int) bool { return scored[i].Final >= o.Medium })
+	if len(picks) == 0 || picks[0].Final < o.High {
+		return nil
+	}
+	return picks
+}
+
+// SelectProbable is the selection by probability: it walks the first
+// len(probs) candidates, picks those whose probability of being relevant
+// (probs[i], Model.Probability) reaches threshold, skips near-copies of an
+// earlier pick (DedupeDice) and stops at MaxResults. Nothing reaching the
+// threshold picks nothing. The first pick is High, the others Medium.
+func SelectProbable(scored []Scored, probs []float64, threshold float64, o Selection) []Pick {
+	return walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= threshold })
+}
+
+// walk picks, in order, the candidates that keep admits, skipping
+// near-copies of an earlier pick, at most MaxResults; the first is High.
+func walk(scored []Scored, o Selection, keep func(i int) bool) []Pick {
 	var picks []Pick
-	for _, s := range scored {
+	for i, s := range scored {
 		if len(picks) >= o.MaxResults {
 			break
 		}
-		if s.Final < o.Medium {
+		if !keep(i) {
 			continue
 		}
 		if o.DedupeDice > 0 && slices.ContainsFunc(picks, func(p Pick) bool {
@@ -56,9 +75,6 @@ func Select(scored []Scored, o Selection) []Pick {
 			rel = High
 		}
 		picks = append(picks, Pick{Scored: s, Relevance: rel})
-	}
-	if len(picks) == 0 || picks[0].Final < o.High {
-		return nil
 	}
 	return picks
 }

@@ -119,6 +119,7 @@ func (rt *retrieval) gate(ctx context.Context) error {
 			return err
 		}
 		rt.tr.UnknownNames = unknown
+		rt.unknown = unknown
 	}
 	if why := g.Decline(rt.scored, unknown); why != "" {
 		rt.declined = true
@@ -161,6 +162,7 @@ func (rt *retrieval) pick(res *Result) {
 			res.Candidates[i] = rt.hit(s)
 		}
 		res.Ranked = rt.scored
+		res.Signals = rt.signals()
 	}
 	var picks []rerank.Pick
 	if !rt.declined {
@@ -174,6 +176,20 @@ func (rt *retrieval) pick(res *Result) {
 		h.Relevance, h.Reason = p.Relevance, p.Reason()
 		res.Hits[i] = h
 	}
+}
+
+// signals are what the retrieval measured of the message, for the features
+// of its candidates.
+func (rt *retrieval) signals() rerank.Signals {
+	s := rerank.Signals{Strength: rt.opts.Rank.Ngrams.Strength(rt.query.Message), UnknownNames: len(rt.unknown),
+		Context: len(rt.q.texts) > 1}
+	if rt.query.Message == nil {
+		s.Strength = rt.opts.Rank.Ngrams.Strength(rt.opts.Rank.Ngrams.Query(rt.text))
+	}
+	if rt.cover != nil {
+		s.TermMass, s.Terms = rt.cover.sum, len(rt.cover.terms)
+	}
+	return s
 }
 
 // hit is the Hit of a scored candidate.

@@ -123,10 +123,13 @@ type Result struct {
 	// the thresholds and the dedupe, when the request asked for it.
 	Candidates []Hit
 	// Ranked is the same list as the ranking scored it (with each
-	// candidate's n-grams and fusion order), when the request asked for
-	// candidates: cmd/bench replays the ranking offline from it.
-	Ranked []rerank.Scored
-	Trace  Trace
+	// candidate's n-grams and fusion order), and Signals what the retrieval
+	// measured of the message, when the request asked for candidates:
+	// cmd/bench replays the ranking offline from them and fits the
+	// relevance model on their features (rerank.Features).
+	Ranked  []rerank.Scored
+	Signals rerank.Signals
+	Trace   Trace
 }
 
 // Retriever runs the retrieval pipeline over a store. It is safe for
@@ -175,7 +178,8 @@ type retrieval struct {
 	byID      map[int64]episode.Episode // the ranked candidates' episodes
 	query     rerank.Query
 	scored    []rerank.Scored
-	declined  bool // the gate declined the retrieval
+	unknown   []string // the message's names the memory never held
+	declined  bool     // the gate declined the retrieval
 }
 
 // New returns a Retriever over store with opts, or an error naming the first

@@ -210,6 +210,33 @@ func TestTuneSmoke(t *testing.T) {
 	}
 }
 
+// TestTrainSmoke: train fits a model on a tiny suite, reports its
+// calibration and the decision on the held-back half, and writes a model
+// that loads.
+func TestTrainSmoke(t *testing.T) {
+	dir := t.TempDir()
+	writeSuite(t, dir)
+	modelPath := filepath.Join(t.TempDir(), "model.json")
+	jsonPath := filepath.Join(t.TempDir(), "train.json")
+	out := runBench(t, "train", "-suite", dir, "-trees", "5", "-thresholds", "0.3,0.6", "-o", modelPath, "-json", jsonPath)
+	for _, want := range []string{"expected calibration error", "0.9–1.0", "deliv-R", "0.30", "0.60", "model: " + modelPath} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train output lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rerank.LoadModel(b)
+	if err != nil || len(m.Trees) != 5 || m.About["commit"] == nil {
+		t.Fatalf("model: %d trees, about %v, %v", len(m.Trees), m.About, err)
+	}
+	if r := readReport(t, jsonPath); len(r.Results) == 0 {
+		t.Error("no train results in the JSON")
+	}
+}
+
 func TestLatencySmoke(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "latency.json")
 	out := runBench(t, "latency", "-generate", "-n", "300", "-q", "20", "-json", jsonPath)

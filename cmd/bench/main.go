@@ -15,6 +15,10 @@
 //	         in the ../shared/eval format, per suite, category and configuration
 //	tune     sweep the High/Medium thresholds (and optionally the rerank
 //	         weights) offline from one retrieval per query, with a plot
+//	train    fit the relevance model of the inject decision (rerank.Fit) on
+//	         half of each suite's people or queries, and report its
+//	         calibration and its decision at several thresholds on the other
+//	         half; -o writes the model
 //
 // Every mode prints a table to stdout and, with -json FILE, writes its figures
 // as one JSON object.
@@ -48,6 +52,7 @@ var program = cli.Program{Name: "bench", Noun: "mode", Commands: []cli.Command{
 	{Name: "latency", Summary: "per-stage latency, ingest rate, store size, peak RSS, open time (reference vs default)", Run: runLatency},
 	{Name: "eval", Summary: "ranking metrics and inject decisions on evaluation suites", Run: runEval},
 	{Name: "tune", Summary: "sweep the rerank thresholds (and weights) offline, with a plot", Run: runTune},
+	{Name: "train", Summary: "fit the relevance model of the inject decision on the suites, report on a held-back half", Run: runTrain},
 }}
 
 // errUsage marks an error in how the command was called (exit status 2).

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/retriever"
+)
+
+// trainQuery is one query's live retrieval, as rows of the relevance model:
+// the features of its first candidates and whether each is relevant.
+type trainQuery struct {
+	suite, category string
+	held            bool // in the held-back half
+	relevant        int  // |relevant|
+	ranked          []rerank.Scored
+	xs              [][]float64
+	ys              []float64
+}
+
+// heldBack reports whether a query is in the held-back half: by its person
+// when the suite has people enough to split (a person's episodes and queries
+// then stay on one side), else by its position.
+func heldBack(suite string, q dataset.Query, byPerson bool) bool {
+	if !byPerson {
+		return q.Ordinal%2 == 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(suite + "\x00" + q.User))
+	return h.Sum32()%2 == 1
+}
+
+// minPeople is the fewest people a suite is split by.
+const minPeople = 8
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train", stderr)
+	var f suiteFlags
+	f.register(fs)
+	out := fs.String("o", "", "write the fitted model (JSON) to this `file`")
+	top := fs.Int("top", 2*rerank.DefaultMaxResults, "candidates of each query the model is fitted and judged on")
+	trees := fs.Int("trees", rerank.DefaultFitOptions().Trees, "boosting rounds")
+	depth := fs.Int("depth", rerank.DefaultFitOptions().Depth, "depth of each tree")
+	thresholds := fs.String("thresholds", "0.3,0.4,0.5,0.6,0.7", "probability thresholds to report delivered recall and precision at")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dirs, err := suiteDirs(f.suites, f.evalDir)
+	if err != nil {
+		return err
+	}
+	ths, err := parseRange(*thresholds)
+	if err != nil {
+		return err
+	}
+	cfgs, err := configGrid([]string{omoide.PresetDefault}, []string{armsHybrid}, f.toks)
+	if err != nil {
+		return err
+	}
+	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
+		return err
+	}
+	if len(cfgs) != 1 {
+		return fmt.Errorf("%w: train fits one configuration", errUsage)
+	}
+	cfg := cfgs[0]
+	emb, err := f.emb.embedder()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var qs []trainQuery
+	for _, dir := range dirs {
+		s, err := loadSuite(dir, f.limit, f.seed)
+		if err != nil {
+			return err
+		}
+		people := map[string]bool{}
+		for _, q := range s.Queries {
+			people[q.User] = true
+		}
+		byPerson := len(people) >= minPeople
+		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people),
+			map[bool]string{true: "person", false: "query"}[byPerson])
+		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, nil, stderr)
+		if err != nil {
+			return err
+		}
+		r, err := retriever.New(stores.of(cfg), cfg.Opts)
+		if err != nil {
+			stores.Close()
+			return err
+		}
+		got := make([]trainQuery, len(s.Queries))
+		err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
+			q := s.Queries[i]
+			rel := map[string]bool{}
+			for _, id := range q.Relevant {
+				rel[id] = true
+			}
+			tq := trainQuery{suite: s.Name, category: q.Category, held: heldBack(s.Name, q, byPerson), relevant: len(rel)}
+			tq.ranked = res.Ranked[:min(len(res.Ranked), *top)]
+			for j := range tq.ranked {
+				tq.xs = append(tq.xs, rerank.Features(res.Ranked, j, res.Signals, nil))
+				y := 0.0
+				if rel[res.Candidates[j].Episode.ExternalID] {
+					y = 1
+				}
+				tq.ys = append(tq.ys, y)
+			}
+			got[i] = tq
+		})
+		stores.Close()
+		if err != nil {
+			return err
+		}
+		qs = append(qs, got...)
+	}
+	var xs [][]float64
+	var ys []float64
+	for _, q := range qs {
+		if !q.held {
+			xs, ys = append(xs, q.xs...), append(ys, q.ys...)
+		}
+	}
+	fo := rerank.DefaultFitOptions()
+	fo.Trees, fo.Depth = *trees, *depth
+	t := time.Now()
+	m, err := rerank.Fit(xs, ys, fo)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "fitted %d trees of depth %d on %d candidates in %v\n", fo.Trees, fo.Depth, len(xs), time.Since(t).Round(time.Millisecond))
+
+	// The held-back half: calibration and the decision at each threshold.
+	var ps, hy []float64
+	probs := make([][]float64, len(qs))
+	for i, q := range qs {
+		for _, x := range q.xs {
+			probs[i] = append(probs[i], m.Probability(x))
+		}
+		if q.held {
+			ps, hy = append(ps, probs[i]...), append(hy, q.ys...)
+		}
+	}
+	bins, ece := rerank.Reliability(ps, hy, 10)
+	rel := &table{header: []string{"bin", "n", "predicted", "observed"}, left: 1}
+	for _, b := range bins {
+		rel.add(fmt.Sprintf("%.1f–%.1f", b.From, b.To), fmt.Sprint(b.N), f3(b.Predicted), f3(b.Observed))
+	}
+	fmt.Fprintf(stdout, "held-back half: %d candidates, expected calibration error %.4f\n\n", len(ps), ece)
+	rel.write(stdout, f.md)
+
+	dec := &table{header: []string{"suite", "category", "threshold", "n", "n0", "deliv-R", "ev-prec", "inj/q", "false-inj"}, left: 2}
+	type cell struct {
+		Suite, Category string
+		Threshold       float64
+		Quality         quality
+	}
+	var cells []cell
+	sel := cfg.Opts.Rank.Select
+	for _, th := range ths {
+		groups := map[[2]string][]outcome{}
+		var keys [][2]string
+		for i, q := range qs {
+			if !q.held {
+				continue
+			}
+			o := outcome{relevant: map[string]bool{}, inject: true}
+			for j, y := range q.ys {
+				id := fmt.Sprint(j)
+				if y == 1 {
+					o.relevant[id] = true
+				}
+			}
+			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
+				o.relevant[fmt.Sprintf("missing:%d", k)] = true
+			}
+			for _, p := range rerank.SelectProbable(q.ranked, probs[i], th, sel) {
+				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
+			}
+			o.inject = len(o.picked) > 0
+			for _, k := range [][2]string{{q.suite, "all"}, {q.suite, q.category}} {
+				if k[1] == "" {
+					continue
+				}
+				if _, ok := groups[k]; !ok {
+					keys = append(keys, k)
+				}
+				groups[k] = append(groups[k], o)
+			}
+		}
+		for _, k := range keys {
+			g := aggregate(groups[k])
+			row := []string{k[0], k[1], fmt.Sprintf("%.2f", th), fmt.Sprint(g.N), fmt.Sprint(g.N0), "-", "-", fmt.Sprintf("%.2f", g.MeanInjected), "-"}
+			if g.N > 0 {
+				row[5], row[6] = f3(g.DeliveredRecall), f3(g.EvidencePrecision)
+			}
+			if g.N0 > 0 {
+				row[8] = f3(g.FalseInject)
+			}
+			dec.add(row...)
+			cells = append(cells, cell{k[0], k[1], th, g})
+		}
+	}
+	fmt.Fprintln(stdout)
+	dec.write(stdout, f.md)
+	fmt.Fprintf(stdout, "\n%d queries in %v\n", len(qs), time.Since(start).Round(time.Second))
+
+	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": dirs,
+		"split": "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
+		"top":   *top, "trees": fo.Trees, "depth": fo.Depth, "candidates": len(xs), "held_back_ece": ece, "embedder": emb.Identity().String()}
+	if *out != "" {
+		b, err := json.MarshalIndent(m, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "model: %s\n", *out)
+	}
+	params := map[string]any{"suites": dirs, "top": *top, "trees": fo.Trees, "depth": fo.Depth, "ece": ece, "bins": bins}
+	if f.jsonPath == "" {
+		return nil
+	}
+	return errors.Join(writeJSON(f.jsonPath, "train", params, func() []result {
+		var rs []result
+		for _, c := range cells {
+			rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("p>=%.2f", c.Threshold), Metrics: c.Quality})
+		}
+		return rs
+	}()))
+}
+
+// indexOf returns the position of id in scored.
+func indexOf(scored []rerank.Scored, id int64) int {
+	for i, s := range scored {
+		if s.ID == id {
+			return i
+		}
+	}
+	return -1
+}

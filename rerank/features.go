@@ -1,0 +1,71 @@
+package rerank
+
+// Signals are what a retrieval measured of the message itself, for the
+// features of its candidates: the same for every candidate of one retrieval.
+type Signals struct {
+	// Strength is the message's lexical strength: its unique n-grams over
+	// Ngrams.FullStrength, at most 1 (a short message weighs less).
+	Strength float64
+	// TermMass is the IDF mass of the message's terms (Σ idf over the
+	// distinct terms some episode holds): how much a message says that the
+	// store can match.
+	TermMass float64
+	// Terms is the number of the message's distinct terms.
+	Terms int
+	// UnknownNames is the number of names in the message that none of the
+	// person's episodes holds.
+	UnknownNames int
+	// Context: the retrieval had a recent conversation (Q2 ran).
+	Context bool
+}
+
+// FeatureNames name the features of a candidate, in the order Features
+// writes them.
+var FeatureNames = []string{
+	"rank", "final", "gap", "ratio", "rrf_norm", "lex", "lex_message", "rec", "coverage", "proximity", "cosine",
+	"in_window", "neighbor", "top_coverage", "coverage_gap",
+	"strength", "term_mass", "terms", "unknown_names", "context",
+}
+
+// NumFeatures is len(FeatureNames).
+const NumFeatures = 20
+
+// topDepth is how many of the first candidates top_coverage looks at: the
+// gate's depth.
+const topDepth = DefaultGateDepth
+
+// Features writes the features of scored[i], a candidate of a ranked list
+// (Score, then Neighbors), into dst (grown to NumFeatures) and returns it:
+// its rank and score relative to the first, its score parts, whether a
+// neighbour raised it, the best coverage among the first candidates, and the
+// message's signals. The features say how good a candidate is on its own and
+// against the others; a model of P(relevant | features) is fitted on them
+// (cmd/bench train).
+func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
+	dst = append(dst[:0], make([]float64, NumFeatures)...)
+	c := scored[i]
+	first := scored[0].Final
+	top := 0.0
+	for _, o := range scored[:min(len(scored), topDepth)] {
+		top = max(top, o.Coverage)
+	}
+	ratio := 0.0
+	if first > 0 {
+		ratio = c.Final / first
+	}
+	f := dst
+	f[0], f[1], f[2], f[3] = float64(i), c.Final, first-c.Final, ratio
+	f[4], f[5], f[6], f[7] = c.RRFNorm, c.Lex, c.LexMessage, c.Rec
+	f[8], f[9], f[10] = c.Coverage, c.Proximity, c.Cosine
+	f[11], f[12] = bit(c.InWindow), bit(c.Raised)
+	f[13], f[14] = top, top-c.Coverage
+	f[15], f[16], f[17], f[18], f[19] = s.Strength, s.TermMass, float64(s.Terms), float64(s.UnknownNames), bit(s.Context)
+	return dst
+}
+
+func bit(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,103 @@
+package rerank
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Model is a fitted estimate of P(relevant | Features): a small ensemble of
+// regression trees over the candidate's features (gradient boosting with the
+// logistic loss), then Platt scaling, so that its output is a calibrated
+// probability. It is data, not code: fitted by cmd/bench train, stored as
+// JSON. A Model is only read after it is loaded, so it is safe for
+// concurrent use.
+type Model struct {
+	// Features name the inputs, in the order of FeatureNames: a model of
+	// other features does not load.
+	Features []string `json:"features"`
+	Bias     float64  `json:"bias"` // the log-odds every tree adds to
+	Trees    []Tree   `json:"trees"`
+	// Scale and Shift calibrate the ensemble's log-odds z:
+	// P = 1 / (1 + exp(-(Scale·z + Shift))).
+	Scale float64 `json:"scale"`
+	Shift float64 `json:"shift"`
+	// About says how the model was made: the command, the commit, the
+	// suites and the figures on held-back data.
+	About map[string]any `json:"about,omitempty"`
+}
+
+// Tree is one regression tree: Nodes[0] is the root.
+type Tree struct {
+	Nodes []Node `json:"nodes"`
+}
+
+// Node is a split (Feature >= 0: x[Feature] < Threshold goes Left, else
+// Right) or a leaf (Feature < 0) adding Value to the log-odds.
+type Node struct {
+	Feature   int     `json:"f"`
+	Threshold float64 `json:"t,omitempty"`
+	Left      int     `json:"l,omitempty"`
+	Right     int     `json:"r,omitempty"`
+	Value     float64 `json:"v,omitempty"`
+}
+
+// LoadModel decodes a model and checks that it is whole: its features are
+// FeatureNames, every node's children exist and every walk ends in a leaf.
+func LoadModel(data []byte) (*Model, error) {
+	var m Model
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("rerank: model: %w", err)
+	}
+	if !slices.Equal(m.Features, FeatureNames) {
+		return nil, fmt.Errorf("rerank: model: its features %q are not this version's %q (refit it with cmd/bench train)", m.Features, FeatureNames)
+	}
+	for ti, t := range m.Trees {
+		if len(t.Nodes) == 0 {
+			return nil, fmt.Errorf("rerank: model: tree %d is empty", ti)
+		}
+		for ni, n := range t.Nodes {
+			if n.Feature < 0 {
+				continue
+			}
+			// children come after their parent, so every walk ends
+			if n.Feature >= NumFeatures || n.Left <= ni || n.Right <= ni || n.Left >= len(t.Nodes) || n.Right >= len(t.Nodes) {
+				return nil, fmt.Errorf("rerank: model: tree %d node %d is malformed", ti, ni)
+			}
+		}
+	}
+	if m.Scale == 0 {
+		return nil, fmt.Errorf("rerank: model: no calibration (scale 0)")
+	}
+	return &m, nil
+}
+
+// logOdds returns the ensemble's uncalibrated log-odds for x.
+func (m *Model) logOdds(x []float64) float64 {
+	z := m.Bias
+	for _, t := range m.Trees {
+		i := 0
+		for {
+			n := t.Nodes[i]
+			if n.Feature < 0 {
+				z += n.Value
+				break
+			}
+			if x[n.Feature] < n.Threshold {
+				i = n.Left
+			} else {
+				i = n.Right
+			}
+		}
+	}
+	return z
+}
+
+// Probability returns the calibrated P(relevant) of a candidate whose
+// features are x (Features).
+func (m *Model) Probability(x []float64) float64 {
+	return sigmoid(m.Scale*m.logOdds(x) + m.Shift)
+}
+
+func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
