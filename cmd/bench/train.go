@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -63,17 +62,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfgs, err := configGrid([]string{omoide.PresetDefault}, []string{armsHybrid}, f.toks)
+	cfg, err := f.oneConfig("train")
 	if err != nil {
 		return err
 	}
-	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
-		return err
-	}
-	if len(cfgs) != 1 {
-		return fmt.Errorf("%w: train fits one configuration", errUsage)
-	}
-	cfg := cfgs[0]
+	cfgs := []config{cfg}
 	emb, err := f.emb.embedder()
 	if err != nil {
 		return err

@@ -28,6 +28,22 @@ func weightsLabel(w rerank.Weights) string {
 	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f/%.2f", w.RRF, w.Lex, w.Recency, w.Coverage, w.Proximity)
 }
 
+// oneConfig returns the one configuration the flags name (the default preset,
+// hybrid, by default), for a mode that studies one.
+func (f *suiteFlags) oneConfig(mode string) (config, error) {
+	cfgs, err := configGrid(f.presets.or(omoide.PresetDefault), f.arms.or(armsHybrid), f.toks)
+	if err != nil {
+		return config{}, err
+	}
+	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
+		return config{}, err
+	}
+	if len(cfgs) != 1 {
+		return config{}, fmt.Errorf("%w: %s studies one configuration; give one -preset, -arms, -tokenizer and -variant", errUsage, mode)
+	}
+	return cfgs[0], nil
+}
+
 // tuneQuery is one query's live retrieval: its ranking as the ranking core
 // scored it (retriever.Result.Ranked), from which package rerank replays it
 // under other weights, gates and thresholds.
@@ -287,17 +303,11 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	cfgs, err := configGrid(f.presets.or(omoide.PresetDefault), f.arms.or(armsHybrid), f.toks)
+	cfg, err := f.oneConfig("tune")
 	if err != nil {
 		return err
 	}
-	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
-		return err
-	}
-	if len(cfgs) != 1 {
-		return fmt.Errorf("%w: tune sweeps one configuration; give one -preset, -arms, -tokenizer and -variant", errUsage)
-	}
-	cfg := cfgs[0]
+	cfgs := []config{cfg}
 	ro := cfg.Opts.Rank
 	highs, err := parseRange(*highFlag)
 	if err != nil {
