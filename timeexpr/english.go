@@ -11,10 +11,13 @@ import "time"
 //	last night|week|month|year|weekend|<season>|<month>|<weekday>,
 //	this past weekend|<weekday>, earlier this week|month|year,
 //	the day before yesterday, the week|month|year before last,
-//	[over|on|during] the weekend, on <weekday>, in|during <month>,
+//	[over|on|during] the weekend [after next],
+//	on <weekday> [last|this|next week], in|during <month>,
 //	<n> day(s)|week(s)|month(s)|year(s) ago with n a number 1-9999 or
 //	one..twelve or a/an, a few|few|several <unit> ago (units 2-6 back),
 //	[a] couple [of] <unit> ago (units 1-3 back), half a year ago.
+//
+// "next ..." and "this coming ..." are not matched: they name no window.
 
 // wordEnd returns the end of the ASCII alphanumeric word starting at i.
 func wordEnd(s string, i int) int {
@@ -95,11 +98,11 @@ func (c *ctx) matchEnglish(s string, i int) match {
 	case "over", "on", "during", "in":
 		if w2 == "the" && w1 != "in" {
 			if w3, e3 := nextWord(s, e2); w3 == "weekend" {
-				return match{e3, c.weekendNow()}
+				return c.enWeekend(s, e3)
 			}
 		}
 		if wd, ok := enWeekday(w2); ok && w1 == "on" {
-			return match{e2, c.dayWindow(c.recentWeekday(wd), 0)}
+			return c.enOnWeekday(s, e2, wd)
 		}
 		if m, ok := enMonth(w2); ok && (w1 == "in" || w1 == "during") {
 			return match{e2, c.month(c.monthYear(m, false), m)}
@@ -133,7 +136,7 @@ func (c *ctx) enPeriod(w string, e, n int) match {
 // last, weekend.
 func (c *ctx) enThe(s, w2 string, e2 int) match {
 	if w2 == "weekend" {
-		return match{e2, c.weekendNow()}
+		return c.enWeekend(s, e2)
 	}
 	u, ok := enUnit(w2)
 	if !ok {
@@ -149,6 +152,35 @@ func (c *ctx) enThe(s, w2 string, e2 int) match {
 		return match{e4, c.ago(u, 2)}
 	}
 	return match{}
+}
+
+// enWeekend resolves "the weekend" ending at e: the current or the last one,
+// but "the weekend after next" is ahead: a match without a window.
+func (c *ctx) enWeekend(s string, e int) match {
+	if w, e2 := nextWord(s, e); w == "after" {
+		if w2, e3 := nextWord(s, e2); w2 == "next" {
+			return match{end: e3}
+		}
+	}
+	return match{e, c.weekendNow()}
+}
+
+// enOnWeekday resolves "on <weekday>" ending at e: the most recent one, or
+// the one of the week named after it (on saturday last|this|next week), which
+// is ahead for next week: a match without a window.
+func (c *ctx) enOnWeekday(s string, e, wd int) match {
+	if w, e2 := nextWord(s, e); w == "last" || w == "this" || w == "next" {
+		if w2, e3 := nextWord(s, e2); w2 == "week" {
+			switch w {
+			case "last":
+				return match{e3, c.dayWindow(c.weekday(1, wd), 0)}
+			case "this":
+				return match{e3, c.dayWindow(c.weekday(0, wd), 0)}
+			}
+			return match{end: e3}
+		}
+	}
+	return match{e, c.dayWindow(c.recentWeekday(wd), 0)}
 }
 
 // enVague matches a few|couple|several|half ... ago, and a/an <unit> ago.

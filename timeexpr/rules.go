@@ -27,7 +27,8 @@ const (
 	kYear                    // year n years ago; year suffixes (の夏, の5月) may follow
 	kWeekend                 // 週末: see ctx.weekendNow
 	kWeekday                 // weekday n (Monday 0): the most recent one before today
-	kRecent                  // この前の: 週末 or a weekday must follow
+	kPrefix                  // この前の (n 1), この (n 0), 今度の (n -1): 週末 or a weekday must follow
+	kWeekOf                  // 上个 (n 1), 这个 (n 0), 下个 (n -1): the week's 周末 or a weekday must follow
 	kSeason                  // この夏: the current season n
 	kEvent                   // annual event n: the most recent one
 )
@@ -103,8 +104,15 @@ var literals = []lit{
 	{s: "金曜日", k: kWeekday, n: 4}, {s: "金曜", k: kWeekday, n: 4},
 	{s: "土曜日", k: kWeekday, n: 5}, {s: "土曜", k: kWeekday, n: 5},
 	{s: "日曜日", k: kWeekday, n: 6}, {s: "日曜", k: kWeekday, n: 6},
-	{s: "この前の", k: kRecent}, {s: "こないだの", k: kRecent},
-	{s: "この間の", k: kRecent}, {s: "このあいだの", k: kRecent},
+	{s: "この前の", k: kPrefix, n: 1}, {s: "こないだの", k: kPrefix, n: 1},
+	{s: "この間の", k: kPrefix, n: 1}, {s: "このあいだの", k: kPrefix, n: 1},
+	{s: "この", k: kPrefix},
+	{s: "今度の", k: kPrefix, n: -1}, {s: "今度", k: kPrefix, n: -1}, {s: "次の", k: kPrefix, n: -1},
+	{s: "来る", k: kPrefix, n: -1}, {s: "来たる", k: kPrefix, n: -1}, {s: "きたる", k: kPrefix, n: -1},
+	{s: "上个", k: kWeekOf, n: 1}, {s: "上個", k: kWeekOf, n: 1},
+	{s: "这个", k: kWeekOf}, {s: "這個", k: kWeekOf},
+	{s: "下个", k: kWeekOf, n: -1}, {s: "下個", k: kWeekOf, n: -1},
+	{s: "下一个", k: kWeekOf, n: -1}, {s: "下一個", k: kWeekOf, n: -1},
 
 	// Seasons and annual events.
 	{s: "この春", k: kSeason, n: int(sSpring)}, {s: "この夏", k: kSeason, n: int(sSummer)},
@@ -263,14 +271,12 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 		m = match{j, c.weekendNow()}
 	case kWeekday:
 		m = c.dayExt(s, j, c.recentWeekday(l.n))
-	case kRecent:
-		if _, e, ok := lookup(s, j, weekendWords); ok {
-			return match{e, c.weekend(1)}
+	case kPrefix:
+		return c.prefixed(s, j, l.n)
+	case kWeekOf:
+		if m = c.weekExt(s, j, l.n); m.end == j { // 这个周期 is no week
+			return match{}
 		}
-		if wd, e, ok := lookup(s, j, weekdays); ok {
-			return c.dayExt(s, e, c.recentWeekday(wd))
-		}
-		return match{}
 	case kSeason:
 		se := season(l.n)
 		m = match{j, c.seasonSpan(se, c.seasonYear(se))}
@@ -281,6 +287,40 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 		m.sp = span{}
 	}
 	return m
+}
+
+// prefixed matches what follows a Japanese prefix at j: 週末, 土日 or a
+// weekday. It is the most recent one for n = 1 (この前の週末, この前の土曜),
+// the nearest one for n = 0 (この週末, この土曜: the current weekend on Saturday
+// and Sunday, the last one on Monday and Tuesday, the coming one from
+// Wednesday; the weekday fewer days back than ahead, else the coming one), and
+// the coming one for n < 0 (今度の週末, 次の日曜, 来る土曜日). A coming one is
+// after today, a match without a window, as is an annual event after a coming
+// prefix (今度の正月).
+func (c *ctx) prefixed(s string, j, n int) match {
+	if _, e, ok := lookup(s, j, weekendWords); ok {
+		switch {
+		case n > 0 || n == 0 && c.wd < 2:
+			return match{e, c.weekend(1)}
+		case n == 0 && c.wd >= 5:
+			return match{e, c.weekend(0)}
+		}
+		return match{end: e}
+	}
+	if wd, e, ok := lookup(s, j, weekdays); ok {
+		back := (c.wd - wd + 7) % 7
+		switch {
+		case n > 0:
+			return c.dayExt(s, e, c.recentWeekday(wd))
+		case n == 0 && back <= 3:
+			return c.dayExt(s, e, c.dayOf(back))
+		}
+		return match{end: c.dayExt(s, e, c.today).end} // 今度の土曜の夜, whole
+	}
+	if _, e, ok := lookup(s, j, yearEvents); ok && n < 0 {
+		return match{end: e}
+	}
+	return match{}
 }
 
 // dayExt matches the suffixes of a day ([の]朝, [の]夜, ...) at j.

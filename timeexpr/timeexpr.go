@@ -46,10 +46,18 @@
 //     the most recent past one. 先週末 / 先週の週末 / この前の週末 / last
 //     weekend / this past weekend / 上周末 always mean the weekend of the
 //     previous calendar week (on a Sunday, the weekend before this one).
-//     今週末 / this weekend is the current week's weekend.
+//     今週末 / this weekend / 这个周末 is the current week's weekend, 上个周末
+//     the previous week's. この週末 / この土日 is the nearest one: the current
+//     weekend on Saturday and Sunday, the last one on Monday and Tuesday, the
+//     coming one from Wednesday. 今度の週末, 次の週末, 下个周末, next weekend,
+//     this coming weekend and the weekend after next are ahead.
 //   - Weekdays: 月曜 / 月曜日 / on Monday / last Monday / この前の月曜 is the most
 //     recent Monday strictly before today (on a Monday, a week ago). 先週の月曜
-//     / 今週の月曜 name the Monday of that calendar week.
+//     / 今週の月曜 / on Monday last|this week name the Monday of that calendar
+//     week. この月曜 is the nearest Monday: today, or the one fewer days back
+//     than ahead. 今度の月曜, 次の月曜, 来る月曜日, next Monday, this coming
+//     Monday and on Monday next week are ahead, as is an annual event after
+//     今度の or 次の (今度の正月).
 //   - Months by name: 5月に / 5月の / in May is May of this year when it is not
 //     after the current month, else May of last year; "last May" is the most
 //     recent May strictly before the current month. 5月3日 is the most recent

@@ -293,6 +293,108 @@ func TestParseChinese(t *testing.T) {
 	})
 }
 
+// Now is Tuesday 2025-12-16 20:00 in Tokyo: the last weekend was the 13th
+// and 14th, the coming one is the 20th and 21st.
+const tuesday = "2025-12-16 20:00"
+
+// planCase pairs a message about something still to come, which names no
+// window, with one about the past, which names expr [from, to).
+type planCase struct {
+	plan     string
+	past     string
+	expr     string
+	from, to string
+	only     bool
+}
+
+// checkPlans runs both messages of every case relative to now in loc.
+func checkPlans(t *testing.T, loc *time.Location, now string, cases []planCase) {
+	t.Helper()
+	var pc []parseCase
+	for _, c := range cases {
+		pc = append(pc, parseCase{text: c.plan}, parseCase{c.past, c.expr, c.from, c.to, c.only})
+	}
+	checkParse(t, loc, now, pc)
+}
+
+// TestParseComing covers the words that point ahead: a day or a weekend they
+// mark as coming is after today, and names no window.
+func TestParseComing(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	t.Run("ja", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"今度の週末、富士山に登りたい", "先週末、富士山に登った", "先週末", "2025-12-13", "2025-12-15", false},
+			{"今度週末に会おう", "この前の週末に会った", "この前の週末", "2025-12-13", "2025-12-15", false},
+			{"今度の土曜に映画", "この前の土曜に映画", "この前の土曜", "2025-12-13", "2025-12-14", false},
+			{"今度の日曜日の夜", "この間の日曜日の夜", "この間の日曜日の夜", "2025-12-14 18:00", "2025-12-15 06:00", true},
+			{"次の週末", "この前の週末", "この前の週末", "2025-12-13", "2025-12-15", true},
+			{"次の日曜は空いてる？", "この前の日曜は空いてた？", "この前の日曜", "2025-12-14", "2025-12-15", false},
+			{"来る土曜日に", "先週の土曜日に", "先週の土曜日", "2025-12-13", "2025-12-14", true},
+			{"この金曜に", "この月曜に", "この月曜", "2025-12-15", "2025-12-16", true},
+			{"今週末", "先週末", "先週末", "2025-12-13", "2025-12-15", true},
+			{"来週の土曜", "先週の土曜", "先週の土曜", "2025-12-13", "2025-12-14", true},
+			{"今度の正月", "正月", "正月", "2025-01-01", "2025-01-04", true},
+			{"来月", "先月", "先月", "2025-11-01", "2025-12-01", true},
+			{"来年", "去年", "去年", "2024-01-01", "2025-01-01", true},
+		})
+	})
+	t.Run("en", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"next weekend", "last weekend", "last weekend", "2025-12-13", "2025-12-15", true},
+			{"this weekend", "this past weekend", "this past weekend", "2025-12-13", "2025-12-15", true},
+			{"this coming weekend", "over the weekend", "over the weekend", "2025-12-13", "2025-12-15", true},
+			{"the weekend after next", "the weekend", "the weekend", "2025-12-13", "2025-12-15", true},
+			{"this coming Saturday", "this past Saturday", "this past saturday", "2025-12-13", "2025-12-14", true},
+			{"next Saturday", "last Saturday", "last saturday", "2025-12-13", "2025-12-14", true},
+			{"on Saturday next week", "on Saturday last week", "on saturday last week", "2025-12-13", "2025-12-14", true},
+			{"on Saturday this week", "on Monday this week", "on monday this week", "2025-12-15", "2025-12-16", true},
+			{"next month", "last month", "last month", "2025-11-01", "2025-12-01", true},
+		})
+	})
+	t.Run("zh", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"下个周末", "上个周末", "上个周末", "2025-12-13", "2025-12-15", true},
+			{"下一个周末", "上周末", "上周末", "2025-12-13", "2025-12-15", true},
+			{"这个周末", "上周末", "上周末", "2025-12-13", "2025-12-15", true},
+			{"這個週末", "上週末", "上週末", "2025-12-13", "2025-12-15", true},
+			{"下周末", "上周末", "上周末", "2025-12-13", "2025-12-15", true},
+			{"下个月", "上个月", "上个月", "2025-11-01", "2025-12-01", true},
+			{"明年", "去年", "去年", "2024-01-01", "2025-01-01", true},
+		})
+	})
+	// この names the nearest weekend or weekday, 这个 the current week's.
+	t.Run("Monday", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-12-15 09:00", []parseCase{
+			{"この土日は出かけてた", "この土日", "2025-12-13", "2025-12-15", false},
+			{"この週末", "この週末", "2025-12-13", "2025-12-15", true},
+			{"この土曜", "この土曜", "2025-12-13", "2025-12-14", true},
+			{"この月曜", "この月曜", "2025-12-15", "2025-12-16", true},
+			{"この木曜", "", "", "", false},
+			{"这个周末", "", "", "", false},
+			{"上个周末", "上个周末", "2025-12-13", "2025-12-15", true},
+		})
+	})
+	t.Run("Wednesday", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-12-17 09:00", []parseCase{
+			{"この週末", "", "", "", false},
+			{"この土曜", "", "", "", false},
+			{"この日曜", "この日曜", "2025-12-14", "2025-12-15", true},
+		})
+	})
+	t.Run("Sunday", func(t *testing.T) {
+		checkParse(t, tokyo, sunday, []parseCase{
+			{"この週末", "この週末", "2025-12-20", "2025-12-22", true},
+			{"这个周末", "这个周末", "2025-12-20", "2025-12-22", true},
+			{"この土曜", "この土曜", "2025-12-20", "2025-12-21", true},
+			{"上个周末", "上个周末", "2025-12-13", "2025-12-15", true},
+			{"今度の週末", "", "", "", false},
+			{"次の週末", "", "", "", false},
+			{"下个周末", "", "", "", false},
+			{"这个周期", "", "", "", false},
+		})
+	})
+}
+
 func TestParseOnly(t *testing.T) {
 	loc := mustLoad(t, "Asia/Tokyo")
 	now := at(t, loc, sunday)
@@ -413,6 +515,7 @@ func TestParseInvariants(t *testing.T) {
 		"この冬", "今年の夏", "年末", "正月", "クリスマス", "5月に", "12月31日", "月曜", "今週の日曜の夜",
 		"this morning", "this evening", "last night", "this weekend", "over the weekend",
 		"last winter", "on friday", "earlier this week", "去年の今頃", "上周末",
+		"この週末", "この土曜", "这个周末", "上个周末", "on friday this week",
 	}
 	start := time.Date(2025, 10, 25, 0, 30, 0, 0, loc)
 	for h := range 24 * 14 {
