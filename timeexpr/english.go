@@ -48,49 +48,49 @@ func (c *ctx) matchEnglish(s string, i int) match {
 	w2, e2 := nextWord(s, e1)
 	switch w1 {
 	case "today":
-		return match{e1, c.ago(uDay, 0)}
+		return match{end: e1, sp: c.ago(uDay, 0)}
 	case "yesterday":
 		if p, ok := enPart(w2); ok {
-			return match{e2, c.dayWindow(c.dayOf(1), p)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(1), p)}
 		}
-		return match{e1, c.ago(uDay, 1)}
+		return match{end: e1, sp: c.ago(uDay, 1)}
 	case "this":
 		if p, ok := enPart(w2); ok {
-			return match{e2, c.dayWindow(c.dayOf(0), p)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(0), p)}
 		}
 		if w2 == "past" {
 			w3, e3 := nextWord(s, e2)
 			if w3 == "weekend" {
-				return match{e3, c.weekend(1)}
+				return match{end: e3, sp: c.weekend(1)}
 			}
 			if wd, ok := enWeekday(w3); ok {
-				return match{e3, c.dayWindow(c.recentWeekday(wd), 0)}
+				return match{end: e3, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 			}
 			return match{}
 		}
 		return c.enPeriod(w2, e2, 0)
 	case "last":
 		if w2 == "night" {
-			return match{e2, c.dayWindow(c.dayOf(1), pNight)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(1), pNight)}
 		}
 		if m, ok := enMonth(w2); ok {
-			return match{e2, c.month(c.monthYear(m, true), m)}
+			return match{end: e2, sp: c.month(c.monthYear(m, true), m)}
 		}
 		if wd, ok := enWeekday(w2); ok {
-			return match{e2, c.dayWindow(c.recentWeekday(wd), 0)}
+			return match{end: e2, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 		}
 		if se, ok := enSeason(w2); ok {
-			return match{e2, c.lastSeason(se)}
+			return match{end: e2, sp: c.lastSeason(se)}
 		}
 		return c.enPeriod(w2, e2, 1)
 	case "earlier":
 		if w2 == "today" {
-			return match{e2, c.ago(uDay, 0)}
+			return match{end: e2, sp: c.ago(uDay, 0)}
 		}
 		if w2 == "this" {
 			w3, e3 := nextWord(s, e2)
 			if u, ok := enUnit(w3); ok && u != uDay {
-				return match{e3, c.ago(u, 0)}
+				return match{end: e3, sp: c.ago(u, 0)}
 			}
 		}
 	case "the":
@@ -105,7 +105,7 @@ func (c *ctx) matchEnglish(s string, i int) match {
 			return c.enOnWeekday(s, e2, wd)
 		}
 		if m, ok := enMonth(w2); ok && (w1 == "in" || w1 == "during") {
-			return match{e2, c.month(c.monthYear(m, false), m)}
+			return match{end: e2, sp: c.month(c.monthYear(m, false), m)}
 		}
 	case "a", "an", "few", "several", "couple", "half":
 		return c.enVague(s, w1, w2, e2)
@@ -121,13 +121,13 @@ func (c *ctx) matchEnglish(s string, i int) match {
 // last (n = 1).
 func (c *ctx) enPeriod(w string, e, n int) match {
 	if u, ok := enUnit(w); ok && u != uDay {
-		return match{e, c.ago(u, n)}
+		return match{end: e, sp: c.ago(u, n)}
 	}
 	if w == "weekend" {
-		return match{e, c.weekend(n)}
+		return match{end: e, sp: c.weekend(n)}
 	}
 	if se, ok := enSeason(w); ok && n == 0 {
-		return match{e, c.seasonSpan(se, c.seasonYear(se))}
+		return match{end: e, sp: c.seasonSpan(se, c.seasonYear(se))}
 	}
 	return match{}
 }
@@ -147,9 +147,9 @@ func (c *ctx) enThe(s, w2 string, e2 int) match {
 	switch {
 	case w3 != "before":
 	case u == uDay && w2 == "day" && w4 == "yesterday":
-		return match{e4, c.ago(uDay, 2)}
+		return match{end: e4, sp: c.ago(uDay, 2)}
 	case u != uDay && w4 == "last":
-		return match{e4, c.ago(u, 2)}
+		return match{end: e4, sp: c.ago(u, 2)}
 	}
 	return match{}
 }
@@ -162,7 +162,7 @@ func (c *ctx) enWeekend(s string, e int) match {
 			return match{end: e3}
 		}
 	}
-	return match{e, c.weekendNow()}
+	return match{end: e, sp: c.weekendNow()}
 }
 
 // enOnWeekday resolves "on <weekday>" ending at e: the most recent one, or
@@ -173,14 +173,14 @@ func (c *ctx) enOnWeekday(s string, e, wd int) match {
 		if w2, e3 := nextWord(s, e2); w2 == "week" {
 			switch w {
 			case "last":
-				return match{e3, c.dayWindow(c.weekday(1, wd), 0)}
+				return match{end: e3, sp: c.dayWindow(c.weekday(1, wd), 0)}
 			case "this":
-				return match{e3, c.dayWindow(c.weekday(0, wd), 0)}
+				return match{end: e3, sp: c.dayWindow(c.weekday(0, wd), 0)}
 			}
 			return match{end: e3}
 		}
 	}
-	return match{e, c.dayWindow(c.recentWeekday(wd), 0)}
+	return match{end: e, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 }
 
 // enVague matches a few|couple|several|half ... ago, and a/an <unit> ago.
@@ -197,7 +197,7 @@ func (c *ctx) enVague(s, w1, w2 string, e2 int) match {
 		w3, e3 := nextWord(s, e2)
 		w4, e4 := nextWord(s, e3)
 		if w2 == "a" && w3 == "year" && w4 == "ago" {
-			return match{e4, c.ago(uMonth, 6)}
+			return match{end: e4, sp: c.ago(uMonth, 6)}
 		}
 		return match{}
 	}
@@ -213,9 +213,9 @@ func (c *ctx) enVague(s, w1, w2 string, e2 int) match {
 		return match{}
 	}
 	if w1 == "couple" {
-		return match{e3, c.agoRange(u, 3, 1)}
+		return match{end: e3, sp: c.agoRange(u, 3, 1)}
 	}
-	return match{e3, c.agoRange(u, 6, 2)}
+	return match{end: e3, sp: c.agoRange(u, 6, 2)}
 }
 
 // enAgo matches <unit> ago after the count n.
@@ -225,7 +225,7 @@ func (c *ctx) enAgo(s, w2 string, e2, n int) match {
 		return match{}
 	}
 	if w3, e3 := nextWord(s, e2); w3 == "ago" {
-		return match{e3, c.ago(u, n)}
+		return match{end: e3, sp: c.ago(u, n)}
 	}
 	return match{}
 }

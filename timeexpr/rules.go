@@ -260,7 +260,7 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kDay:
 		m = c.dayExt(s, j, c.dayOf(l.n))
 	case kDayPart:
-		m = match{j, c.dayWindow(c.dayOf(l.n), l.p)}
+		m = match{end: j, sp: c.dayWindow(c.dayOf(l.n), l.p)}
 	case kWeek:
 		m = c.weekExt(s, j, l.n)
 	case kMonth:
@@ -268,7 +268,7 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kYear:
 		m = c.yearExt(s, j, l.n)
 	case kWeekend:
-		m = match{j, c.weekendNow()}
+		m = match{end: j, sp: c.weekendNow()}
 	case kWeekday:
 		m = c.dayExt(s, j, c.recentWeekday(l.n))
 	case kPrefix:
@@ -279,9 +279,9 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 		}
 	case kSeason:
 		se := season(l.n)
-		m = match{j, c.seasonSpan(se, c.seasonYear(se))}
+		m = match{end: j, sp: c.seasonSpan(se, c.seasonYear(se))}
 	case kEvent:
-		m = match{j, c.lastEvent(event(l.n))}
+		m = match{end: j, sp: c.lastEvent(event(l.n))}
 	}
 	if l.void {
 		m.sp = span{}
@@ -301,9 +301,9 @@ func (c *ctx) prefixed(s string, j, n int) match {
 	if _, e, ok := lookup(s, j, weekendWords); ok {
 		switch {
 		case n > 0 || n == 0 && c.wd < 2:
-			return match{e, c.weekend(1)}
+			return match{end: e, sp: c.weekend(1)}
 		case n == 0 && c.wd >= 5:
-			return match{e, c.weekend(0)}
+			return match{end: e, sp: c.weekend(0)}
 		}
 		return match{end: e}
 	}
@@ -326,25 +326,25 @@ func (c *ctx) prefixed(s string, j, n int) match {
 // dayExt matches the suffixes of a day ([の]朝, [の]夜, ...) at j.
 func (c *ctx) dayExt(s string, j int, day time.Time) match {
 	if p, e, ok := lookup(s, skipNo(s, j), dayParts); ok {
-		return match{e, c.dayWindow(day, part(p))}
+		return match{end: e, sp: c.dayWindow(day, part(p))}
 	}
-	return match{j, c.dayWindow(day, 0)}
+	return match{end: j, sp: c.dayWindow(day, 0)}
 }
 
 // weekExt matches the suffixes of the week n weeks ago at j: 末, の週末, の土日,
 // [の]月曜.
 func (c *ctx) weekExt(s string, j, n int) match {
 	if strings.HasPrefix(s[j:], "末") {
-		return match{j + len("末"), c.weekend(n)}
+		return match{end: j + len("末"), sp: c.weekend(n)}
 	}
 	k := skipNo(s, j)
 	if _, e, ok := lookup(s, k, weekendWords); ok {
-		return match{e, c.weekend(n)}
+		return match{end: e, sp: c.weekend(n)}
 	}
 	if wd, e, ok := lookup(s, k, weekdays); ok {
 		return c.dayExt(s, e, c.weekday(n, wd))
 	}
-	return match{j, c.ago(uWeek, n)}
+	return match{end: j, sp: c.ago(uWeek, n)}
 }
 
 // yearExt matches the suffixes of the year n years before the current one at
@@ -353,30 +353,30 @@ func (c *ctx) weekExt(s string, j, n int) match {
 func (c *ctx) yearExt(s string, j, n int) match {
 	y := c.y - n
 	if strings.HasPrefix(s[j:], "末") {
-		return match{j + len("末"), c.eventSpan(eNenmatsu, y)}
+		return match{end: j + len("末"), sp: c.eventSpan(eNenmatsu, y)}
 	}
 	k := skipNo(s, j)
 	if v, e, q := parseCount(s, k); e > k && q == qExact && v >= 1 && v <= 12 && strings.HasPrefix(s[e:], "月") {
 		e += len("月")
 		if d, e2, ok := dayOfMonth(s, e, time.Month(v)); ok {
-			return match{e2, c.days(y, time.Month(v), d, 1)}
+			return match{end: e2, sp: c.days(y, time.Month(v), d, 1)}
 		}
 		return c.monthExt(s, e, c.month(y, time.Month(v)))
 	}
 	if v, e, ok := lookup(s, k, yearEvents); ok {
-		return match{e, c.eventSpan(event(v), y)}
+		return match{end: e, sp: c.eventSpan(event(v), y)}
 	}
 	if v, e, ok := lookup(s, k, seasons); ok {
 		se := season(v)
 		if strings.HasPrefix(s[e:], "天") { // zh 夏天
 			e += len("天")
 		}
-		return match{e, c.seasonSpan(se, c.seasonYear(se)-n)}
+		return match{end: e, sp: c.seasonSpan(se, c.seasonYear(se)-n)}
 	}
 	if _, e, ok := lookup(s, k, sameTime); ok {
-		return match{e, c.aroundDate(y)}
+		return match{end: e, sp: c.aroundDate(y)}
 	}
-	return match{j, span{c.date(y, 1, 1), c.date(y+1, 1, 1)}}
+	return match{end: j, sp: span{c.date(y, 1, 1), c.date(y+1, 1, 1)}}
 }
 
 // dayOfMonth matches N日 at i (not N日間), a day that month m has in a leap
@@ -512,10 +512,10 @@ func (c *ctx) matchNumber(s string, i int) match {
 			u := unit(v)
 			switch {
 			case q == qFew:
-				return match{e, c.agoRange(u, 6, 2)}
+				return match{end: e, sp: c.agoRange(u, 6, 2)}
 			case q == qHalf:
 				if u == uYear {
-					return match{e, c.ago(uMonth, 6)}
+					return match{end: e, sp: c.ago(uMonth, 6)}
 				}
 				return match{}
 			case n < 1:
@@ -527,7 +527,7 @@ func (c *ctx) matchNumber(s string, i int) match {
 			case uWeek:
 				return c.weekExt(s, e, n)
 			case uMonth:
-				return match{e, c.ago(uMonth, n)}
+				return match{end: e, sp: c.ago(uMonth, n)}
 			default:
 				return c.yearExt(s, e, n)
 			}
@@ -543,7 +543,7 @@ func (c *ctx) matchNumber(s string, i int) match {
 		if c.date(y, m, d).After(c.today) {
 			y--
 		}
-		return match{e2, c.days(y, m, d, 1)}
+		return match{end: e2, sp: c.days(y, m, d, 1)}
 	}
 	// A bare month, or a third of one (5月末に), names a window only with a
 	// suffix after it.
@@ -556,7 +556,7 @@ func (c *ctx) matchNumber(s string, i int) match {
 	if _, _, ok := lookup(s, e, monthSuffixes); !ok {
 		return match{}
 	}
-	return match{e, whole}
+	return match{end: e, sp: whole}
 }
 
 // monthExt matches a third of the month sp at j: 末, 上旬, [の]初め, [の]半ば,
@@ -567,20 +567,20 @@ func (c *ctx) monthExt(s string, j int, sp span) match {
 	k := skipNo(s, j)
 	v, e, ok := lookup(s, k, monthParts)
 	if !ok {
-		return match{j, sp}
+		return match{end: j, sp: sp}
 	}
 	r, _ := utf8.DecodeRuneInString(s[e:])
 	switch w := s[k:e]; {
 	case (w == "頭" || w == "初") && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Katakana, r)),
 		strings.HasSuffix(w, "め") && strings.ContainsRune("てるたま", r):
-		return match{j, sp}
+		return match{end: j, sp: sp}
 	}
 	y, m, _ := sp.from.Date()
 	from, to := c.date(y, m, 1+10*(v-1)), c.date(y, m, 11+10*(v-1))
 	if v == 3 {
 		to = sp.to
 	}
-	return match{e, span{from, to}}
+	return match{end: e, sp: span{from, to}}
 }
 
 // rangeSeparators join the two counts of a range: 2、3日前, 2~3日前.
@@ -618,7 +618,7 @@ func (c *ctx) matchAgoRange(s string, j, lo int) (match, bool) {
 	if !strings.HasPrefix(s[e:], "前") {
 		return match{}, false
 	}
-	return match{e + len("前"), c.agoRange(unit(v), hi, lo)}, true
+	return match{end: e + len("前"), sp: c.agoRange(unit(v), hi, lo)}, true
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
