@@ -12,7 +12,7 @@ import "time"
 //	this past weekend|<weekday>, earlier this week|month|year,
 //	the day before yesterday, the week|month|year before last,
 //	[over|on|during] the weekend [after next],
-//	on <weekday> [last|this|next week], in|during <month>,
+//	on <weekday> [last|this|next week], in|during <month> [<year>],
 //	<n> day(s)|week(s)|month(s)|year(s) ago with n a number 1-9999 or
 //	one..twelve or a/an, a few|few|several <unit> ago (units 2-6 back),
 //	[a] couple [of] <unit> ago (units 1-3 back), half a year ago.
@@ -105,6 +105,11 @@ func (c *ctx) matchEnglish(s string, i int) match {
 			return c.enOnWeekday(s, e2, wd)
 		}
 		if m, ok := enMonth(w2); ok && (w1 == "in" || w1 == "during") {
+			if w3, e3 := nextWord(s, e2); len(w3) == 4 {
+				if y, ok := enNumber(w3); ok && y >= 1000 { // in june 2022
+					return match{end: e3, sp: c.month(y, m)}
+				}
+			}
 			return match{end: e2, sp: c.month(c.monthYear(m, false), m)}
 		}
 	case "a", "an", "few", "several", "couple", "half":

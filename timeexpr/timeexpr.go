@@ -61,7 +61,8 @@
 //   - Months by name: 5月に / 5月の / in May is May of this year when it is not
 //     after the current month, else May of last year; "last May" is the most
 //     recent May strictly before the current month. 5月3日 is the most recent
-//     May 3rd not after today. 去年の5月 is May of last year.
+//     May 3rd not after today. 去年の5月 is May of last year, "in May 2023"
+//     May 2023.
 //   - Annual events: the most recent occurrence that began on or before today:
 //     正月 / お正月 January 1–3, 元旦 / 元日 January 1, 年末 December 20–31,
 //     年末年始 December 20 – January 3, 大晦日 December 31, クリスマス December
