@@ -48,7 +48,7 @@ func (c *ctx) matchEnglish(s string, i int) match {
 	w2, e2 := nextWord(s, e1)
 	switch w1 {
 	case "today":
-		return match{end: e1, sp: c.ago(uDay, 0)}
+		return match{end: e1, sp: c.ago(uDay, 0), t: tNow}
 	case "yesterday":
 		if p, ok := enPart(w2); ok {
 			return match{end: e2, sp: c.dayWindow(c.dayOf(1), p)}
@@ -56,7 +56,7 @@ func (c *ctx) matchEnglish(s string, i int) match {
 		return match{end: e1, sp: c.ago(uDay, 1)}
 	case "this":
 		if p, ok := enPart(w2); ok {
-			return match{end: e2, sp: c.dayWindow(c.dayOf(0), p)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(0), p), t: tNow}
 		}
 		if w2 == "past" {
 			w3, e3 := nextWord(s, e2)
@@ -68,7 +68,9 @@ func (c *ctx) matchEnglish(s string, i int) match {
 			}
 			return match{}
 		}
-		return c.enPeriod(w2, e2, 0)
+		m := c.enPeriod(w2, e2, 0)
+		m.t = tNow
+		return m
 	case "last":
 		if w2 == "night" {
 			return match{end: e2, sp: c.dayWindow(c.dayOf(1), pNight)}
@@ -106,11 +108,15 @@ func (c *ctx) matchEnglish(s string, i int) match {
 		}
 		if m, ok := enMonth(w2); ok && (w1 == "in" || w1 == "during") {
 			if w3, e3 := nextWord(s, e2); len(w3) == 4 {
-				if y, ok := enNumber(w3); ok && y >= 1000 { // in june 2022
-					return match{end: e3, sp: c.month(y, m)}
+				if y, ok := enNumber(w3); ok && y >= 1000 { // in june 2022: past, or the current month
+					sp := c.month(y, m)
+					if sp.to.After(c.today) {
+						return match{end: e3, sp: sp, t: tNow}
+					}
+					return match{end: e3, sp: sp}
 				}
 			}
-			return match{end: e2, sp: c.month(c.monthYear(m, false), m)}
+			return match{end: e2, sp: c.month(c.monthYear(m, false), m), t: tAny}
 		}
 	case "a", "an", "few", "several", "couple", "half":
 		return c.enVague(s, w1, w2, e2)
@@ -167,7 +173,7 @@ func (c *ctx) enWeekend(s string, e int) match {
 			return match{end: e3}
 		}
 	}
-	return match{end: e, sp: c.weekendNow()}
+	return match{end: e, sp: c.weekendNow(), t: tAny}
 }
 
 // enOnWeekday resolves "on <weekday>" ending at e: the most recent one, or
@@ -180,12 +186,12 @@ func (c *ctx) enOnWeekday(s string, e, wd int) match {
 			case "last":
 				return match{end: e3, sp: c.dayWindow(c.weekday(1, wd), 0)}
 			case "this":
-				return match{end: e3, sp: c.dayWindow(c.weekday(0, wd), 0)}
+				return match{end: e3, sp: c.dayWindow(c.weekday(0, wd), 0), t: tNow}
 			}
 			return match{end: e3}
 		}
 	}
-	return match{end: e, sp: c.dayWindow(c.recentWeekday(wd), 0)}
+	return match{end: e, sp: c.dayWindow(c.recentWeekday(wd), 0), t: tAny}
 }
 
 // enVague matches a few|couple|several|half ... ago, and a/an <unit> ago.

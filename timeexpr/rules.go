@@ -10,10 +10,12 @@ import (
 )
 
 // match is the result of a matcher at some offset i: the end of the matched
-// text (end <= i: no match) and its window (zero: a match with no window).
+// text (end <= i: no match), its window (zero: a match with no window) and
+// what the expression says of its time (see tense).
 type match struct {
 	end int
 	sp  span
+	t   tense
 }
 
 // kind says how a CJK literal becomes a window.
@@ -36,19 +38,37 @@ const (
 // lit is a CJK literal. A negative n names the future (明日 is day -1): it
 // matches, so that 来週末 is consumed whole, but yields no window. void marks
 // words that are consumed (with their suffixes) and never yield a window.
+// past marks a word of today that is said of the past (さっき); see lit.tense.
 type lit struct {
 	s    string
 	k    kind
 	n    int
 	p    part
 	void bool
+	past bool
+}
+
+// tense returns what literal l says of its time: a weekend, a weekday, an
+// annual event and この週末 recur (tAny); a count of 0 (今日, 今週, 今月,
+// 今年, 这个周末) and a season (この夏) are the current period (tNow); the rest
+// (昨日, 先週, 今朝, この前の土曜, さっき) is past.
+func (l lit) tense() tense {
+	switch {
+	case l.past || l.k == kDayPart:
+		return tPast
+	case l.k == kWeekend || l.k == kWeekday || l.k == kEvent || l.k == kPrefix && l.n == 0:
+		return tAny
+	case l.k == kSeason || l.n == 0:
+		return tNow
+	}
+	return tPast
 }
 
 // literals are the fixed CJK expressions, in normalized (NFKC) form.
 var literals = []lit{
 	// Days.
 	{s: "今日", k: kDay}, {s: "本日", k: kDay}, {s: "今天", k: kDay},
-	{s: "さっき", k: kDay}, {s: "先ほど", k: kDay}, {s: "先程", k: kDay},
+	{s: "さっき", k: kDay, past: true}, {s: "先ほど", k: kDay, past: true}, {s: "先程", k: kDay, past: true},
 	{s: "昨日", k: kDay, n: 1}, {s: "きのう", k: kDay, n: 1}, {s: "昨天", k: kDay, n: 1},
 	{s: "おととい", k: kDay, n: 2}, {s: "一昨日", k: kDay, n: 2}, {s: "前天", k: kDay, n: 2},
 	{s: "さきおととい", k: kDay, n: 3}, {s: "大前天", k: kDay, n: 3},
@@ -272,7 +292,7 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kWeekday:
 		m = c.dayExt(s, j, c.recentWeekday(l.n))
 	case kPrefix:
-		return c.prefixed(s, j, l.n)
+		m = c.prefixed(s, j, l.n)
 	case kWeekOf:
 		if m = c.weekExt(s, j, l.n); m.end == j { // 这个周期 is no week
 			return match{}
@@ -286,6 +306,7 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	if l.void {
 		m.sp = span{}
 	}
+	m.t = l.tense()
 	return m
 }
 
@@ -543,20 +564,21 @@ func (c *ctx) matchNumber(s string, i int) match {
 		if c.date(y, m, d).After(c.today) {
 			y--
 		}
-		return match{end: e2, sp: c.days(y, m, d, 1)}
+		return match{end: e2, sp: c.days(y, m, d, 1), t: tAny}
 	}
 	// A bare month, or a third of one (5月末に), names a window only with a
 	// suffix after it.
 	whole := c.month(c.monthYear(m, false), m)
 	if part := c.monthExt(s, e, whole); part.end > e {
 		if _, _, ok := lookup(s, part.end, monthSuffixes); ok {
+			part.t = tAny
 			return part
 		}
 	}
 	if _, _, ok := lookup(s, e, monthSuffixes); !ok {
 		return match{}
 	}
-	return match{end: e, sp: whole}
+	return match{end: e, sp: whole, t: tAny}
 }
 
 // monthExt matches a third of the month sp at j: 末, 上旬, [の]初め, [の]半ば,

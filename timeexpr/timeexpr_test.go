@@ -399,6 +399,116 @@ func TestParseComing(t *testing.T) {
 	})
 }
 
+// TestParsePlans covers sentences about a plan: a day, a weekend, a month or
+// the current period they name is not when a conversation happened, and
+// names no window; the same words reporting the past keep theirs.
+func TestParsePlans(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	t.Run("ja", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"週末、富士山に登ろうと思う", "週末、富士山に登った", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山登りに行く予定", "週末は山登りに行った", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は何か予定ある？", "週末は何かあった？", "週末", "2025-12-13", "2025-12-15", true},
+			{"土曜に映画を見に行くつもり", "土曜に映画を見た", "土曜", "2025-12-13", "2025-12-14", false},
+			{"日曜は友達と会う", "日曜は友達と会った", "日曜", "2025-12-14", "2025-12-15", false},
+			{"週末何する？", "週末何してた？", "週末", "2025-12-13", "2025-12-15", true},
+			{"週末は山に行こう！", "週末は山に行ったよ！", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末に行きましょう", "週末に行きました", "週末", "2025-12-13", "2025-12-15", false},
+			{"土曜日はゆっくりしたいな", "土曜日はゆっくりしたかった", "土曜日", "2025-12-13", "2025-12-14", false},
+			{"週末に見てみたい", "週末に見てみた", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末が楽しみ", "週末が楽しかった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山登りに行く予定なんだけど、一緒にどう？", "週末は山登りに行ったんだけど、楽しかった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山に行くと思います", "週末は山に行ったと思います", "週末", "2025-12-13", "2025-12-15", false},
+			{"お盆は実家に帰ります", "お盆は実家に帰りました", "お盆", "2025-08-13", "2025-08-17", false},
+			{"5月に引っ越す予定です", "5月に引っ越しました", "5月", "2025-05-01", "2025-06-01", false},
+			{"今日は映画を見に行く予定", "今日は映画を見に行った", "今日", "2025-12-16", "2025-12-17", false},
+			{"今年は旅行しようと思ってる", "今年は旅行した", "今年", "2025-01-01", "2025-12-17", false},
+			// A plan word next to the expression: the plan was made before its
+			// time, whatever the tense of the question.
+			{"週末の予定、何だったっけ？", "週末の話、何だったっけ？", "週末", "2025-12-13", "2025-12-15", true},
+			{"土曜の予定は？", "土曜の話は？", "土曜", "2025-12-13", "2025-12-14", true},
+		})
+	})
+	t.Run("ja-past", func(t *testing.T) {
+		checkParse(t, tokyo, tuesday, []parseCase{
+			{"週末は山登りに行く予定だった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は行く予定でしたが、雨でした", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は予定がなくて暇だった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は行こうと思ったけどやめた", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は遊んだ", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末はありがとう", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末はおめでとう", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末のこと覚えてる？", "週末", "2025-12-13", "2025-12-15", true},
+			{"週末のこと覚えてます？", "週末", "2025-12-13", "2025-12-15", true},
+			{"週末の写真見る？", "週末", "2025-12-13", "2025-12-15", false},
+			{"お盆だったりします？", "お盆", "2025-08-13", "2025-08-17", false},
+			{"今日は疲れてます", "今日", "2025-12-16", "2025-12-17", false},
+			{"今年は蛙が少ない気がします", "今年", "2025-01-01", "2025-12-17", false},
+			{"週末は雨になるようです", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山に行ったけど、来週は海に行く予定", "週末", "2025-12-13", "2025-12-15", false},
+			{"先週は行ったけど、週末は行く予定", "先週", "2025-12-08", "2025-12-15", false},
+			{"週末は山登りに行く予定。先週は海に行った", "先週", "2025-12-08", "2025-12-15", false},
+		})
+	})
+	t.Run("en", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"we will meet on Saturday", "we met on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"we'll talk on Sunday", "we talked on Sunday", "on sunday", "2025-12-14", "2025-12-15", true},
+			{"let's go hiking over the weekend", "we went hiking over the weekend", "over the weekend", "2025-12-13", "2025-12-15", false},
+			{"what are you doing on Saturday?", "what were you doing on Saturday?", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"are we meeting over the weekend?", "did we meet over the weekend?", "over the weekend", "2025-12-13", "2025-12-15", false},
+			{"any plans for the weekend?", "how was the weekend?", "the weekend", "2025-12-13", "2025-12-15", false},
+			{"what were our plans for the weekend?", "what did we do over the weekend?", "over the weekend", "2025-12-13", "2025-12-15", true},
+			{"I can't wait for the weekend", "I loved the weekend", "the weekend", "2025-12-13", "2025-12-15", false},
+			{"see you on Sunday!", "we talked on Sunday!", "on sunday", "2025-12-14", "2025-12-15", true},
+			{"I want to visit the museum in May", "I visited the museum in May", "in may", "2025-05-01", "2025-06-01", false},
+			{"I'm going to the gym today", "I went to the gym today", "today", "2025-12-16", "2025-12-17", false},
+			{"I'm going hiking this weekend", "I went hiking this past weekend", "this past weekend", "2025-12-13", "2025-12-15", false},
+		})
+	})
+	t.Run("en-past", func(t *testing.T) {
+		checkParse(t, tokyo, tuesday, []parseCase{
+			{"I'll tell you what we did on Saturday", "on saturday", "2025-12-13", "2025-12-14", true},
+			{"I'm still thinking about the movie we watched on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"I'm feeling sick today", "today", "2025-12-16", "2025-12-17", false},
+			{"this week has been chaotic with everything going on", "this week", "2025-12-15", "2025-12-17", false},
+			{"the weather was amazing on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"What event is Nate organizing in June 2022?", "in june 2022", "2022-06-01", "2022-07-01", false},
+			{"I went out on Saturday but I'll rest on Sunday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"I'll rest on Sunday but I went out on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+		})
+	})
+	t.Run("zh", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"周末打算去爬山", "周末去爬山了", "周末", "2025-12-13", "2025-12-15", false},
+			{"我打算周末去爬山", "我周末去爬山了", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末一起吃饭吧", "周末一起吃饭了", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末要加班", "周末加班了", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末你想干什么？", "周末你干了什么？", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末的计划是什么来着？", "周末的事是什么来着？", "周末", "2025-12-13", "2025-12-15", false},
+			{"今天想吃火锅", "今天吃了火锅", "今天", "2025-12-16", "2025-12-17", false},
+		})
+	})
+	t.Run("zh-past", func(t *testing.T) {
+		checkParse(t, tokyo, tuesday, []parseCase{
+			{"我想起周末的事", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末很重要", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末去爬山了吧", "周末", "2025-12-13", "2025-12-15", false},
+			{"上周末我们去爬山了", "上周末", "2025-12-13", "2025-12-15", false},
+			{"上周末打算去爬山", "上周末", "2025-12-13", "2025-12-15", false},
+		})
+	})
+	// On Saturday the current weekend has begun: a plan for it names no
+	// window, a report of it names the part gone.
+	t.Run("Saturday", func(t *testing.T) {
+		checkPlans(t, tokyo, "2025-12-20 10:00", []planCase{
+			{"I'm going hiking this weekend", "what did we talk about this weekend?", "this weekend", "2025-12-20", "2025-12-21", true},
+			{"今週末は友達と会う予定", "今週末は友達と会った", "今週末", "2025-12-20", "2025-12-21", false},
+			{"这个周末打算去爬山", "这个周末去爬山了", "这个周末", "2025-12-20", "2025-12-21", false},
+		})
+	})
+}
+
 func TestParseOnly(t *testing.T) {
 	loc := mustLoad(t, "Asia/Tokyo")
 	now := at(t, loc, sunday)
@@ -588,6 +698,8 @@ func BenchmarkParse(b *testing.B) {
 		{"en-hit", "what did we talk about last weekend?"},
 		{"en-miss", "I finally finished the book you recommended, it was great."},
 		{"zh-hit", "上周我们聊了什么"},
+		{"ja-plan", "週末は山登りに行く予定なんだけど、一緒にどう？"},
+		{"en-plan", "we're going hiking over the weekend, want to come?"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
