@@ -22,17 +22,18 @@ type match struct {
 type kind uint8
 
 const (
-	kDay     kind = iota + 1 // day n days ago; day suffixes (の夜) may follow
-	kDayPart                 // part p of the day n days ago
-	kWeek                    // week n weeks ago; week suffixes (末, の月曜) may follow
-	kMonth                   // month n months ago
-	kYear                    // year n years ago; year suffixes (の夏, の5月) may follow
-	kWeekend                 // 週末: see ctx.weekendNow
-	kWeekday                 // weekday n (Monday 0): the most recent one before today
-	kPrefix                  // この前の (n 1), この (n 0), 今度の (n -1): 週末 or a weekday must follow
-	kWeekOf                  // 上个 (n 1), 这个 (n 0), 下个 (n -1): the week's 周末 or a weekday must follow
-	kSeason                  // この夏: the current season n
-	kEvent                   // annual event n: the most recent one
+	kDay       kind = iota + 1 // day n days ago; day suffixes (の夜) may follow
+	kDayPart                   // part p of the day n days ago
+	kWeek                      // week n weeks ago; week suffixes (末, の月曜) may follow
+	kMonth                     // month n months ago
+	kYear                      // year n years ago; year suffixes (の夏, の5月) may follow
+	kWeekend                   // 週末: see ctx.weekendNow
+	kWeekday                   // weekday n (Monday 0): the most recent one before today
+	kZhWeekday                 // 周, 星期, 礼拜: a weekday digit must follow (周六); the most recent one
+	kPrefix                    // この前の (n 1), この (n 0), 今度の (n -1): 週末 or a weekday must follow
+	kWeekOf                    // 上个 (n 1), 这个 (n 0), 下个 (n -1): the week's 周末 or a weekday must follow
+	kSeason                    // この夏: the current season n
+	kEvent                     // annual event n: the most recent one
 )
 
 // lit is a CJK literal. A negative n names the future (明日 is day -1): it
@@ -56,7 +57,7 @@ func (l lit) tense() tense {
 	switch {
 	case l.past || l.k == kDayPart:
 		return tPast
-	case l.k == kWeekend || l.k == kWeekday || l.k == kEvent || l.k == kPrefix && l.n == 0:
+	case l.k == kWeekend || l.k == kWeekday || l.k == kZhWeekday || l.k == kEvent || l.k == kPrefix && l.n == 0:
 		return tAny
 	case l.k == kSeason || l.n == 0:
 		return tNow
@@ -124,6 +125,8 @@ var literals = []lit{
 	{s: "金曜日", k: kWeekday, n: 4}, {s: "金曜", k: kWeekday, n: 4},
 	{s: "土曜日", k: kWeekday, n: 5}, {s: "土曜", k: kWeekday, n: 5},
 	{s: "日曜日", k: kWeekday, n: 6}, {s: "日曜", k: kWeekday, n: 6},
+	{s: "周", k: kZhWeekday}, {s: "星期", k: kZhWeekday}, // not 週: Japanese 週一 is once a week
+	{s: "礼拜", k: kZhWeekday}, {s: "禮拜", k: kZhWeekday},
 	{s: "この前の", k: kPrefix, n: 1}, {s: "こないだの", k: kPrefix, n: 1},
 	{s: "この間の", k: kPrefix, n: 1}, {s: "このあいだの", k: kPrefix, n: 1},
 	{s: "この", k: kPrefix},
@@ -200,7 +203,18 @@ var (
 		{"日曜日", 6}, {"日曜", 6},
 	}
 	weekendWords = []word{{"週末", 0}, {"周末", 0}, {"土日", 0}}
-	seasons      = []word{
+	// zhWeekdays are the digits of a Chinese weekday after 周, 星期 or 礼拜
+	// (周六, 星期天, 上周一). The rune after the digit must be zhAfterDay, a
+	// separator, ASCII or nothing: a word of its own (一起, 一直, 三次, 天气,
+	// 日本, or Japanese 先週六本木, 週一回) makes the digit no weekday.
+	zhWeekdays = []word{
+		{"一", 0}, {"二", 1}, {"三", 2}, {"四", 3}, {"五", 4}, {"六", 5}, {"日", 6}, {"天", 6},
+	}
+	zhAfterDay = "我你他她它咱一去要打想的晚早上下中有和跟在会會可能是就还還也都见見吧呢吗嗎啊" +
+		"开開过過来來休加到前后後之那这這再又没沒不约約聚出"
+	// zhWeekWords come between 这个 / 上个 / 下个 and a weekday digit (下个周六).
+	zhWeekWords = []word{{"周", 0}, {"週", 0}, {"星期", 0}, {"礼拜", 0}, {"禮拜", 0}}
+	seasons     = []word{
 		{"春", int(sSpring)}, {"夏", int(sSummer)}, {"秋", int(sAutumn)}, {"冬", int(sWinter)},
 	}
 	yearEvents = []word{
@@ -294,9 +308,21 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kPrefix:
 		m = c.prefixed(s, j, l.n)
 	case kWeekOf:
-		if m = c.weekExt(s, j, l.n); m.end == j { // 这个周期 is no week
+		if m = c.weekExt(s, j, l.n); m.end > j {
+			break
+		}
+		_, k, _ := lookup(s, j, zhWeekWords)
+		wd, e, ok := zhWeekday(s, k)
+		if k == j || !ok { // 这个周期 is no week
 			return match{}
 		}
+		m = c.dayExt(s, e, c.weekday(l.n, wd))
+	case kZhWeekday:
+		wd, e, ok := zhWeekday(s, j)
+		if !ok {
+			return match{}
+		}
+		m = c.dayExt(s, e, c.recentWeekday(wd))
 	case kSeason:
 		se := season(l.n)
 		m = match{end: j, sp: c.seasonSpan(se, c.seasonYear(se))}
@@ -353,7 +379,7 @@ func (c *ctx) dayExt(s string, j int, day time.Time) match {
 }
 
 // weekExt matches the suffixes of the week n weeks ago at j: 末, の週末, の土日,
-// [の]月曜.
+// [の]月曜, and the weekday digit of 上周六 or 这个星期天 (see zhWeekdays).
 func (c *ctx) weekExt(s string, j, n int) match {
 	if strings.HasPrefix(s[j:], "末") {
 		return match{end: j + len("末"), sp: c.weekend(n)}
@@ -365,7 +391,22 @@ func (c *ctx) weekExt(s string, j, n int) match {
 	if wd, e, ok := lookup(s, k, weekdays); ok {
 		return c.dayExt(s, e, c.weekday(n, wd))
 	}
+	if wd, e, ok := zhWeekday(s, j); ok {
+		return c.dayExt(s, e, c.weekday(n, wd))
+	}
 	return match{end: j, sp: c.ago(uWeek, n)}
+}
+
+// zhWeekday matches the weekday digit of zhWeekdays at j (Monday 0).
+func zhWeekday(s string, j int) (wd, end int, ok bool) {
+	wd, e, ok := lookup(s, j, zhWeekdays)
+	if !ok {
+		return 0, j, false
+	}
+	if r, _ := utf8.DecodeRuneInString(s[e:]); r >= utf8.RuneSelf && !isSeparator(r) && !strings.ContainsRune(zhAfterDay, r) {
+		return 0, j, false
+	}
+	return wd, e, true
 }
 
 // yearExt matches the suffixes of the year n years before the current one at

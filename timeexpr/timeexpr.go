@@ -51,10 +51,12 @@
 //     weekend on Saturday and Sunday, the last one on Monday and Tuesday, the
 //     coming one from Wednesday. 今度の週末, 次の週末, 下个周末, next weekend,
 //     this coming weekend and the weekend after next are ahead.
-//   - Weekdays: 月曜 / 月曜日 / on Monday / last Monday / この前の月曜 is the most
-//     recent Monday strictly before today (on a Monday, a week ago). 先週の月曜
-//     / 今週の月曜 / on Monday last|this week name the Monday of that calendar
-//     week. この月曜 is the nearest Monday: today, or the one fewer days back
+//   - Weekdays: 月曜 / 月曜日 / on Monday / last Monday / この前の月曜 / 周一 /
+//     星期一 / 礼拜一 is the most recent Monday strictly before today (on a
+//     Monday, a week ago). 先週の月曜 / 今週の月曜 / on Monday last|this week /
+//     上周一 / 这周一 / 这个星期一 name the Monday of that calendar week. The
+//     Chinese digit is a weekday only when the next character does not make a
+//     word of it (上周一起 is 上周, 这周天气 is 这周). この月曜 is the nearest Monday: today, or the one fewer days back
 //     than ahead. 今度の月曜, 次の月曜, 来る月曜日, next Monday, this coming
 //     Monday and on Monday next week are ahead, as is an annual event after
 //     今度の or 次の (今度の正月).
@@ -85,10 +87,10 @@
 //
 // Plans are not the past either. An expression that does not say by itself
 // that its time is past, a recurring time read as the most recent one (週末,
-// 土曜, お盆, 5月に, on Saturday, over the weekend, 周末) or the current period
-// (今日, 今週, 今年, this week, 这个周末), names no window when its clause (up
-// to 。.!?; or a line break, or a contrasting けど, が、, し、, but, 但, 不过)
-// makes it the time of a plan, and the scan goes on. A plan is:
+// 土曜, お盆, 5月に, on Saturday, over the weekend, 周末, 周六) or the current
+// period (今日, 今週, 今年, this week, 这个周末), names no window when its
+// clause (up to 。.!?; or a line break, or a contrasting けど, が、, し、, but,
+// 但, 不过) makes it the time of a plan, and the scan goes on. A plan is:
 //
 //   - a plan word next to the expression: 週末の予定, 土曜予定ある?, plans for
 //     the weekend, 周末的计划. This holds whatever the tense of the rest, so
