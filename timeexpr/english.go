@@ -11,10 +11,13 @@ import "time"
 //	last night|week|month|year|weekend|<season>|<month>|<weekday>,
 //	this past weekend|<weekday>, earlier this week|month|year,
 //	the day before yesterday, the week|month|year before last,
-//	[over|on|during] the weekend, on <weekday>, in|during <month>,
+//	[over|on|during] the weekend [after next],
+//	on <weekday> [last|this|next week], in|during <month> [<year>],
 //	<n> day(s)|week(s)|month(s)|year(s) ago with n a number 1-9999 or
 //	one..twelve or a/an, a few|few|several <unit> ago (units 2-6 back),
 //	[a] couple [of] <unit> ago (units 1-3 back), half a year ago.
+//
+// "next ..." and "this coming ..." are not matched: they name no window.
 
 // wordEnd returns the end of the ASCII alphanumeric word starting at i.
 func wordEnd(s string, i int) int {
@@ -45,49 +48,51 @@ func (c *ctx) matchEnglish(s string, i int) match {
 	w2, e2 := nextWord(s, e1)
 	switch w1 {
 	case "today":
-		return match{e1, c.ago(uDay, 0)}
+		return match{end: e1, sp: c.ago(uDay, 0), t: tNow}
 	case "yesterday":
 		if p, ok := enPart(w2); ok {
-			return match{e2, c.dayWindow(c.dayOf(1), p)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(1), p)}
 		}
-		return match{e1, c.ago(uDay, 1)}
+		return match{end: e1, sp: c.ago(uDay, 1)}
 	case "this":
 		if p, ok := enPart(w2); ok {
-			return match{e2, c.dayWindow(c.dayOf(0), p)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(0), p), t: tNow}
 		}
 		if w2 == "past" {
 			w3, e3 := nextWord(s, e2)
 			if w3 == "weekend" {
-				return match{e3, c.weekend(1)}
+				return match{end: e3, sp: c.weekend(1)}
 			}
 			if wd, ok := enWeekday(w3); ok {
-				return match{e3, c.dayWindow(c.recentWeekday(wd), 0)}
+				return match{end: e3, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 			}
 			return match{}
 		}
-		return c.enPeriod(w2, e2, 0)
+		m := c.enPeriod(w2, e2, 0)
+		m.t = tNow
+		return m
 	case "last":
 		if w2 == "night" {
-			return match{e2, c.dayWindow(c.dayOf(1), pNight)}
+			return match{end: e2, sp: c.dayWindow(c.dayOf(1), pNight)}
 		}
 		if m, ok := enMonth(w2); ok {
-			return match{e2, c.month(c.monthYear(m, true), m)}
+			return match{end: e2, sp: c.month(c.monthYear(m, true), m)}
 		}
 		if wd, ok := enWeekday(w2); ok {
-			return match{e2, c.dayWindow(c.recentWeekday(wd), 0)}
+			return match{end: e2, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 		}
 		if se, ok := enSeason(w2); ok {
-			return match{e2, c.lastSeason(se)}
+			return match{end: e2, sp: c.lastSeason(se)}
 		}
 		return c.enPeriod(w2, e2, 1)
 	case "earlier":
 		if w2 == "today" {
-			return match{e2, c.ago(uDay, 0)}
+			return match{end: e2, sp: c.ago(uDay, 0)}
 		}
 		if w2 == "this" {
 			w3, e3 := nextWord(s, e2)
 			if u, ok := enUnit(w3); ok && u != uDay {
-				return match{e3, c.ago(u, 0)}
+				return match{end: e3, sp: c.ago(u, 0)}
 			}
 		}
 	case "the":
@@ -95,14 +100,23 @@ func (c *ctx) matchEnglish(s string, i int) match {
 	case "over", "on", "during", "in":
 		if w2 == "the" && w1 != "in" {
 			if w3, e3 := nextWord(s, e2); w3 == "weekend" {
-				return match{e3, c.weekendNow()}
+				return c.enWeekend(s, e3)
 			}
 		}
 		if wd, ok := enWeekday(w2); ok && w1 == "on" {
-			return match{e2, c.dayWindow(c.recentWeekday(wd), 0)}
+			return c.enOnWeekday(s, e2, wd)
 		}
 		if m, ok := enMonth(w2); ok && (w1 == "in" || w1 == "during") {
-			return match{e2, c.month(c.monthYear(m, false), m)}
+			if w3, e3 := nextWord(s, e2); len(w3) == 4 {
+				if y, ok := enNumber(w3); ok && y >= 1000 { // in june 2022: past, or the current month
+					sp := c.month(y, m)
+					if sp.to.After(c.today) {
+						return match{end: e3, sp: sp, t: tNow}
+					}
+					return match{end: e3, sp: sp}
+				}
+			}
+			return match{end: e2, sp: c.month(c.monthYear(m, false), m), t: tAny}
 		}
 	case "a", "an", "few", "several", "couple", "half":
 		return c.enVague(s, w1, w2, e2)
@@ -118,13 +132,13 @@ func (c *ctx) matchEnglish(s string, i int) match {
 // last (n = 1).
 func (c *ctx) enPeriod(w string, e, n int) match {
 	if u, ok := enUnit(w); ok && u != uDay {
-		return match{e, c.ago(u, n)}
+		return match{end: e, sp: c.ago(u, n)}
 	}
 	if w == "weekend" {
-		return match{e, c.weekend(n)}
+		return match{end: e, sp: c.weekend(n)}
 	}
 	if se, ok := enSeason(w); ok && n == 0 {
-		return match{e, c.seasonSpan(se, c.seasonYear(se))}
+		return match{end: e, sp: c.seasonSpan(se, c.seasonYear(se))}
 	}
 	return match{}
 }
@@ -133,7 +147,7 @@ func (c *ctx) enPeriod(w string, e, n int) match {
 // last, weekend.
 func (c *ctx) enThe(s, w2 string, e2 int) match {
 	if w2 == "weekend" {
-		return match{e2, c.weekendNow()}
+		return c.enWeekend(s, e2)
 	}
 	u, ok := enUnit(w2)
 	if !ok {
@@ -144,11 +158,40 @@ func (c *ctx) enThe(s, w2 string, e2 int) match {
 	switch {
 	case w3 != "before":
 	case u == uDay && w2 == "day" && w4 == "yesterday":
-		return match{e4, c.ago(uDay, 2)}
+		return match{end: e4, sp: c.ago(uDay, 2)}
 	case u != uDay && w4 == "last":
-		return match{e4, c.ago(u, 2)}
+		return match{end: e4, sp: c.ago(u, 2)}
 	}
 	return match{}
+}
+
+// enWeekend resolves "the weekend" ending at e: the current or the last one,
+// but "the weekend after next" is ahead: a match without a window.
+func (c *ctx) enWeekend(s string, e int) match {
+	if w, e2 := nextWord(s, e); w == "after" {
+		if w2, e3 := nextWord(s, e2); w2 == "next" {
+			return match{end: e3}
+		}
+	}
+	return match{end: e, sp: c.weekendNow(), t: tAny}
+}
+
+// enOnWeekday resolves "on <weekday>" ending at e: the most recent one, or
+// the one of the week named after it (on saturday last|this|next week), which
+// is ahead for next week: a match without a window.
+func (c *ctx) enOnWeekday(s string, e, wd int) match {
+	if w, e2 := nextWord(s, e); w == "last" || w == "this" || w == "next" {
+		if w2, e3 := nextWord(s, e2); w2 == "week" {
+			switch w {
+			case "last":
+				return match{end: e3, sp: c.dayWindow(c.weekday(1, wd), 0)}
+			case "this":
+				return match{end: e3, sp: c.dayWindow(c.weekday(0, wd), 0), t: tNow}
+			}
+			return match{end: e3}
+		}
+	}
+	return match{end: e, sp: c.dayWindow(c.recentWeekday(wd), 0), t: tAny}
 }
 
 // enVague matches a few|couple|several|half ... ago, and a/an <unit> ago.
@@ -165,7 +208,7 @@ func (c *ctx) enVague(s, w1, w2 string, e2 int) match {
 		w3, e3 := nextWord(s, e2)
 		w4, e4 := nextWord(s, e3)
 		if w2 == "a" && w3 == "year" && w4 == "ago" {
-			return match{e4, c.ago(uMonth, 6)}
+			return match{end: e4, sp: c.ago(uMonth, 6)}
 		}
 		return match{}
 	}
@@ -181,9 +224,9 @@ func (c *ctx) enVague(s, w1, w2 string, e2 int) match {
 		return match{}
 	}
 	if w1 == "couple" {
-		return match{e3, c.agoRange(u, 3, 1)}
+		return match{end: e3, sp: c.agoRange(u, 3, 1)}
 	}
-	return match{e3, c.agoRange(u, 6, 2)}
+	return match{end: e3, sp: c.agoRange(u, 6, 2)}
 }
 
 // enAgo matches <unit> ago after the count n.
@@ -193,7 +236,7 @@ func (c *ctx) enAgo(s, w2 string, e2, n int) match {
 		return match{}
 	}
 	if w3, e3 := nextWord(s, e2); w3 == "ago" {
-		return match{e3, c.ago(u, n)}
+		return match{end: e3, sp: c.ago(u, n)}
 	}
 	return match{}
 }

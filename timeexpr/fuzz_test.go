@@ -18,6 +18,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("先週何話したっけ", int64(1766314800), uint8(1))
 	f.Add("what did we talk about last weekend?", int64(1766314800), uint8(2))
 	f.Add("上周我们聊了什么", int64(1766314800), uint8(0))
+	f.Add("週末は山登りに行く予定なんだけど、一緒にどう？", int64(1765868400), uint8(1))
+	f.Add("we're going hiking over the weekend, but I went out on Saturday", int64(1765868400), uint8(2))
+	f.Add("我打算这个周末去爬山吧", int64(1765868400), uint8(3))
 	locs := make([]*time.Location, len(fuzzZones))
 	for i, name := range fuzzZones {
 		locs[i] = mustLoad(f, name)

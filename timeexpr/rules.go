@@ -10,44 +10,66 @@ import (
 )
 
 // match is the result of a matcher at some offset i: the end of the matched
-// text (end <= i: no match) and its window (zero: a match with no window).
+// text (end <= i: no match), its window (zero: a match with no window) and
+// what the expression says of its time (see tense).
 type match struct {
 	end int
 	sp  span
+	t   tense
 }
 
 // kind says how a CJK literal becomes a window.
 type kind uint8
 
 const (
-	kDay     kind = iota + 1 // day n days ago; day suffixes (の夜) may follow
-	kDayPart                 // part p of the day n days ago
-	kWeek                    // week n weeks ago; week suffixes (末, の月曜) may follow
-	kMonth                   // month n months ago
-	kYear                    // year n years ago; year suffixes (の夏, の5月) may follow
-	kWeekend                 // 週末: see ctx.weekendNow
-	kWeekday                 // weekday n (Monday 0): the most recent one before today
-	kRecent                  // この前の: 週末 or a weekday must follow
-	kSeason                  // この夏: the current season n
-	kEvent                   // annual event n: the most recent one
+	kDay       kind = iota + 1 // day n days ago; day suffixes (の夜) may follow
+	kDayPart                   // part p of the day n days ago
+	kWeek                      // week n weeks ago; week suffixes (末, の月曜) may follow
+	kMonth                     // month n months ago
+	kYear                      // year n years ago; year suffixes (の夏, の5月) may follow
+	kWeekend                   // 週末: see ctx.weekendNow
+	kWeekday                   // weekday n (Monday 0): the most recent one before today
+	kZhWeekday                 // 周, 星期, 礼拜: a weekday digit must follow (周六); the most recent one
+	kPrefix                    // この前の (n 1), この (n 0), 今度の (n -1): 週末 or a weekday must follow
+	kWeekOf                    // 上个 (n 1), 这个 (n 0), 下个 (n -1): the week's 周末 or a weekday must follow
+	kSeason                    // この夏: the current season n
+	kEvent                     // annual event n: the most recent one
 )
 
 // lit is a CJK literal. A negative n names the future (明日 is day -1): it
 // matches, so that 来週末 is consumed whole, but yields no window. void marks
 // words that are consumed (with their suffixes) and never yield a window.
+// past marks a word of today that is said of the past (さっき); see lit.tense.
 type lit struct {
 	s    string
 	k    kind
 	n    int
 	p    part
 	void bool
+	past bool
+}
+
+// tense returns what literal l says of its time: a weekend, a weekday, an
+// annual event and この週末 recur (tAny); a count of 0 (今日, 今週, 今月,
+// 今年, 这个周末) and a season (この夏) are the current period (tNow); the rest
+// (昨日, 先週, 今朝, この前の土曜, さっき) is past.
+func (l lit) tense() tense {
+	switch {
+	case l.past || l.k == kDayPart:
+		return tPast
+	case l.k == kWeekend || l.k == kWeekday || l.k == kZhWeekday || l.k == kEvent || l.k == kPrefix && l.n == 0:
+		return tAny
+	case l.k == kSeason || l.n == 0:
+		return tNow
+	}
+	return tPast
 }
 
 // literals are the fixed CJK expressions, in normalized (NFKC) form.
 var literals = []lit{
 	// Days.
 	{s: "今日", k: kDay}, {s: "本日", k: kDay}, {s: "今天", k: kDay},
-	{s: "さっき", k: kDay}, {s: "先ほど", k: kDay}, {s: "先程", k: kDay},
+	{s: "さっき", k: kDay, past: true}, {s: "先ほど", k: kDay, past: true}, {s: "先程", k: kDay, past: true},
 	{s: "昨日", k: kDay, n: 1}, {s: "きのう", k: kDay, n: 1}, {s: "昨天", k: kDay, n: 1},
 	{s: "おととい", k: kDay, n: 2}, {s: "一昨日", k: kDay, n: 2}, {s: "前天", k: kDay, n: 2},
 	{s: "さきおととい", k: kDay, n: 3}, {s: "大前天", k: kDay, n: 3},
@@ -103,8 +125,17 @@ var literals = []lit{
 	{s: "金曜日", k: kWeekday, n: 4}, {s: "金曜", k: kWeekday, n: 4},
 	{s: "土曜日", k: kWeekday, n: 5}, {s: "土曜", k: kWeekday, n: 5},
 	{s: "日曜日", k: kWeekday, n: 6}, {s: "日曜", k: kWeekday, n: 6},
-	{s: "この前の", k: kRecent}, {s: "こないだの", k: kRecent},
-	{s: "この間の", k: kRecent}, {s: "このあいだの", k: kRecent},
+	{s: "周", k: kZhWeekday}, {s: "星期", k: kZhWeekday}, // not 週: Japanese 週一 is once a week
+	{s: "礼拜", k: kZhWeekday}, {s: "禮拜", k: kZhWeekday},
+	{s: "この前の", k: kPrefix, n: 1}, {s: "こないだの", k: kPrefix, n: 1},
+	{s: "この間の", k: kPrefix, n: 1}, {s: "このあいだの", k: kPrefix, n: 1},
+	{s: "この", k: kPrefix},
+	{s: "今度の", k: kPrefix, n: -1}, {s: "今度", k: kPrefix, n: -1}, {s: "次の", k: kPrefix, n: -1},
+	{s: "来る", k: kPrefix, n: -1}, {s: "来たる", k: kPrefix, n: -1}, {s: "きたる", k: kPrefix, n: -1},
+	{s: "上个", k: kWeekOf, n: 1}, {s: "上個", k: kWeekOf, n: 1},
+	{s: "这个", k: kWeekOf}, {s: "這個", k: kWeekOf},
+	{s: "下个", k: kWeekOf, n: -1}, {s: "下個", k: kWeekOf, n: -1},
+	{s: "下一个", k: kWeekOf, n: -1}, {s: "下一個", k: kWeekOf, n: -1},
 
 	// Seasons and annual events.
 	{s: "この春", k: kSeason, n: int(sSpring)}, {s: "この夏", k: kSeason, n: int(sSummer)},
@@ -172,7 +203,18 @@ var (
 		{"日曜日", 6}, {"日曜", 6},
 	}
 	weekendWords = []word{{"週末", 0}, {"周末", 0}, {"土日", 0}}
-	seasons      = []word{
+	// zhWeekdays are the digits of a Chinese weekday after 周, 星期 or 礼拜
+	// (周六, 星期天, 上周一). The rune after the digit must be zhAfterDay, a
+	// separator, ASCII or nothing: a word of its own (一起, 一直, 三次, 天气,
+	// 日本, or Japanese 先週六本木, 週一回) makes the digit no weekday.
+	zhWeekdays = []word{
+		{"一", 0}, {"二", 1}, {"三", 2}, {"四", 3}, {"五", 4}, {"六", 5}, {"日", 6}, {"天", 6},
+	}
+	zhAfterDay = "我你他她它咱一去要打想的晚早上下中有和跟在会會可能是就还還也都见見吧呢吗嗎啊" +
+		"开開过過来來休加到前后後之那这這再又没沒不约約聚出"
+	// zhWeekWords come between 这个 / 上个 / 下个 and a weekday digit (下个周六).
+	zhWeekWords = []word{{"周", 0}, {"週", 0}, {"星期", 0}, {"礼拜", 0}, {"禮拜", 0}}
+	seasons     = []word{
 		{"春", int(sSpring)}, {"夏", int(sSummer)}, {"秋", int(sAutumn)}, {"冬", int(sWinter)},
 	}
 	yearEvents = []word{
@@ -252,7 +294,7 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kDay:
 		m = c.dayExt(s, j, c.dayOf(l.n))
 	case kDayPart:
-		m = match{j, c.dayWindow(c.dayOf(l.n), l.p)}
+		m = match{end: j, sp: c.dayWindow(c.dayOf(l.n), l.p)}
 	case kWeek:
 		m = c.weekExt(s, j, l.n)
 	case kMonth:
@@ -260,51 +302,111 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 	case kYear:
 		m = c.yearExt(s, j, l.n)
 	case kWeekend:
-		m = match{j, c.weekendNow()}
+		m = match{end: j, sp: c.weekendNow()}
 	case kWeekday:
 		m = c.dayExt(s, j, c.recentWeekday(l.n))
-	case kRecent:
-		if _, e, ok := lookup(s, j, weekendWords); ok {
-			return match{e, c.weekend(1)}
+	case kPrefix:
+		m = c.prefixed(s, j, l.n)
+	case kWeekOf:
+		if m = c.weekExt(s, j, l.n); m.end > j {
+			break
 		}
-		if wd, e, ok := lookup(s, j, weekdays); ok {
-			return c.dayExt(s, e, c.recentWeekday(wd))
+		_, k, _ := lookup(s, j, zhWeekWords)
+		wd, e, ok := zhWeekday(s, k)
+		if k == j || !ok { // 这个周期 is no week
+			return match{}
 		}
-		return match{}
+		m = c.dayExt(s, e, c.weekday(l.n, wd))
+	case kZhWeekday:
+		wd, e, ok := zhWeekday(s, j)
+		if !ok {
+			return match{}
+		}
+		m = c.dayExt(s, e, c.recentWeekday(wd))
 	case kSeason:
 		se := season(l.n)
-		m = match{j, c.seasonSpan(se, c.seasonYear(se))}
+		m = match{end: j, sp: c.seasonSpan(se, c.seasonYear(se))}
 	case kEvent:
-		m = match{j, c.lastEvent(event(l.n))}
+		m = match{end: j, sp: c.lastEvent(event(l.n))}
 	}
 	if l.void {
 		m.sp = span{}
 	}
+	m.t = l.tense()
 	return m
+}
+
+// prefixed matches what follows a Japanese prefix at j: 週末, 土日 or a
+// weekday. It is the most recent one for n = 1 (この前の週末, この前の土曜),
+// the nearest one for n = 0 (この週末, この土曜: the current weekend on Saturday
+// and Sunday, the last one on Monday and Tuesday, the coming one from
+// Wednesday; the weekday fewer days back than ahead, else the coming one), and
+// the coming one for n < 0 (今度の週末, 次の日曜, 来る土曜日). A coming one is
+// after today, a match without a window, as is an annual event after a coming
+// prefix (今度の正月).
+func (c *ctx) prefixed(s string, j, n int) match {
+	if _, e, ok := lookup(s, j, weekendWords); ok {
+		switch {
+		case n > 0 || n == 0 && c.wd < 2:
+			return match{end: e, sp: c.weekend(1)}
+		case n == 0 && c.wd >= 5:
+			return match{end: e, sp: c.weekend(0)}
+		}
+		return match{end: e}
+	}
+	if wd, e, ok := lookup(s, j, weekdays); ok {
+		back := (c.wd - wd + 7) % 7
+		switch {
+		case n > 0:
+			return c.dayExt(s, e, c.recentWeekday(wd))
+		case n == 0 && back <= 3:
+			return c.dayExt(s, e, c.dayOf(back))
+		}
+		return match{end: c.dayExt(s, e, c.today).end} // 今度の土曜の夜, whole
+	}
+	if _, e, ok := lookup(s, j, yearEvents); ok && n < 0 {
+		return match{end: e}
+	}
+	return match{}
 }
 
 // dayExt matches the suffixes of a day ([の]朝, [の]夜, ...) at j.
 func (c *ctx) dayExt(s string, j int, day time.Time) match {
 	if p, e, ok := lookup(s, skipNo(s, j), dayParts); ok {
-		return match{e, c.dayWindow(day, part(p))}
+		return match{end: e, sp: c.dayWindow(day, part(p))}
 	}
-	return match{j, c.dayWindow(day, 0)}
+	return match{end: j, sp: c.dayWindow(day, 0)}
 }
 
 // weekExt matches the suffixes of the week n weeks ago at j: 末, の週末, の土日,
-// [の]月曜.
+// [の]月曜, and the weekday digit of 上周六 or 这个星期天 (see zhWeekdays).
 func (c *ctx) weekExt(s string, j, n int) match {
 	if strings.HasPrefix(s[j:], "末") {
-		return match{j + len("末"), c.weekend(n)}
+		return match{end: j + len("末"), sp: c.weekend(n)}
 	}
 	k := skipNo(s, j)
 	if _, e, ok := lookup(s, k, weekendWords); ok {
-		return match{e, c.weekend(n)}
+		return match{end: e, sp: c.weekend(n)}
 	}
 	if wd, e, ok := lookup(s, k, weekdays); ok {
 		return c.dayExt(s, e, c.weekday(n, wd))
 	}
-	return match{j, c.ago(uWeek, n)}
+	if wd, e, ok := zhWeekday(s, j); ok {
+		return c.dayExt(s, e, c.weekday(n, wd))
+	}
+	return match{end: j, sp: c.ago(uWeek, n)}
+}
+
+// zhWeekday matches the weekday digit of zhWeekdays at j (Monday 0).
+func zhWeekday(s string, j int) (wd, end int, ok bool) {
+	wd, e, ok := lookup(s, j, zhWeekdays)
+	if !ok {
+		return 0, j, false
+	}
+	if r, _ := utf8.DecodeRuneInString(s[e:]); r >= utf8.RuneSelf && !isSeparator(r) && !strings.ContainsRune(zhAfterDay, r) {
+		return 0, j, false
+	}
+	return wd, e, true
 }
 
 // yearExt matches the suffixes of the year n years before the current one at
@@ -313,30 +415,30 @@ func (c *ctx) weekExt(s string, j, n int) match {
 func (c *ctx) yearExt(s string, j, n int) match {
 	y := c.y - n
 	if strings.HasPrefix(s[j:], "末") {
-		return match{j + len("末"), c.eventSpan(eNenmatsu, y)}
+		return match{end: j + len("末"), sp: c.eventSpan(eNenmatsu, y)}
 	}
 	k := skipNo(s, j)
 	if v, e, q := parseCount(s, k); e > k && q == qExact && v >= 1 && v <= 12 && strings.HasPrefix(s[e:], "月") {
 		e += len("月")
 		if d, e2, ok := dayOfMonth(s, e, time.Month(v)); ok {
-			return match{e2, c.days(y, time.Month(v), d, 1)}
+			return match{end: e2, sp: c.days(y, time.Month(v), d, 1)}
 		}
 		return c.monthExt(s, e, c.month(y, time.Month(v)))
 	}
 	if v, e, ok := lookup(s, k, yearEvents); ok {
-		return match{e, c.eventSpan(event(v), y)}
+		return match{end: e, sp: c.eventSpan(event(v), y)}
 	}
 	if v, e, ok := lookup(s, k, seasons); ok {
 		se := season(v)
 		if strings.HasPrefix(s[e:], "天") { // zh 夏天
 			e += len("天")
 		}
-		return match{e, c.seasonSpan(se, c.seasonYear(se)-n)}
+		return match{end: e, sp: c.seasonSpan(se, c.seasonYear(se)-n)}
 	}
 	if _, e, ok := lookup(s, k, sameTime); ok {
-		return match{e, c.aroundDate(y)}
+		return match{end: e, sp: c.aroundDate(y)}
 	}
-	return match{j, span{c.date(y, 1, 1), c.date(y+1, 1, 1)}}
+	return match{end: j, sp: span{c.date(y, 1, 1), c.date(y+1, 1, 1)}}
 }
 
 // dayOfMonth matches N日 at i (not N日間), a day that month m has in a leap
@@ -472,10 +574,10 @@ func (c *ctx) matchNumber(s string, i int) match {
 			u := unit(v)
 			switch {
 			case q == qFew:
-				return match{e, c.agoRange(u, 6, 2)}
+				return match{end: e, sp: c.agoRange(u, 6, 2)}
 			case q == qHalf:
 				if u == uYear {
-					return match{e, c.ago(uMonth, 6)}
+					return match{end: e, sp: c.ago(uMonth, 6)}
 				}
 				return match{}
 			case n < 1:
@@ -487,7 +589,7 @@ func (c *ctx) matchNumber(s string, i int) match {
 			case uWeek:
 				return c.weekExt(s, e, n)
 			case uMonth:
-				return match{e, c.ago(uMonth, n)}
+				return match{end: e, sp: c.ago(uMonth, n)}
 			default:
 				return c.yearExt(s, e, n)
 			}
@@ -503,20 +605,21 @@ func (c *ctx) matchNumber(s string, i int) match {
 		if c.date(y, m, d).After(c.today) {
 			y--
 		}
-		return match{e2, c.days(y, m, d, 1)}
+		return match{end: e2, sp: c.days(y, m, d, 1), t: tAny}
 	}
 	// A bare month, or a third of one (5月末に), names a window only with a
 	// suffix after it.
 	whole := c.month(c.monthYear(m, false), m)
 	if part := c.monthExt(s, e, whole); part.end > e {
 		if _, _, ok := lookup(s, part.end, monthSuffixes); ok {
+			part.t = tAny
 			return part
 		}
 	}
 	if _, _, ok := lookup(s, e, monthSuffixes); !ok {
 		return match{}
 	}
-	return match{e, whole}
+	return match{end: e, sp: whole, t: tAny}
 }
 
 // monthExt matches a third of the month sp at j: 末, 上旬, [の]初め, [の]半ば,
@@ -527,20 +630,20 @@ func (c *ctx) monthExt(s string, j int, sp span) match {
 	k := skipNo(s, j)
 	v, e, ok := lookup(s, k, monthParts)
 	if !ok {
-		return match{j, sp}
+		return match{end: j, sp: sp}
 	}
 	r, _ := utf8.DecodeRuneInString(s[e:])
 	switch w := s[k:e]; {
 	case (w == "頭" || w == "初") && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Katakana, r)),
 		strings.HasSuffix(w, "め") && strings.ContainsRune("てるたま", r):
-		return match{j, sp}
+		return match{end: j, sp: sp}
 	}
 	y, m, _ := sp.from.Date()
 	from, to := c.date(y, m, 1+10*(v-1)), c.date(y, m, 11+10*(v-1))
 	if v == 3 {
 		to = sp.to
 	}
-	return match{e, span{from, to}}
+	return match{end: e, sp: span{from, to}}
 }
 
 // rangeSeparators join the two counts of a range: 2、3日前, 2~3日前.
@@ -578,7 +681,7 @@ func (c *ctx) matchAgoRange(s string, j, lo int) (match, bool) {
 	if !strings.HasPrefix(s[e:], "前") {
 		return match{}, false
 	}
-	return match{e + len("前"), c.agoRange(unit(v), hi, lo)}, true
+	return match{end: e + len("前"), sp: c.agoRange(unit(v), hi, lo)}, true
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }

@@ -46,14 +46,25 @@
 //     the most recent past one. 先週末 / 先週の週末 / この前の週末 / last
 //     weekend / this past weekend / 上周末 always mean the weekend of the
 //     previous calendar week (on a Sunday, the weekend before this one).
-//     今週末 / this weekend is the current week's weekend.
-//   - Weekdays: 月曜 / 月曜日 / on Monday / last Monday / この前の月曜 is the most
-//     recent Monday strictly before today (on a Monday, a week ago). 先週の月曜
-//     / 今週の月曜 name the Monday of that calendar week.
+//     今週末 / this weekend / 这个周末 is the current week's weekend, 上个周末
+//     the previous week's. この週末 / この土日 is the nearest one: the current
+//     weekend on Saturday and Sunday, the last one on Monday and Tuesday, the
+//     coming one from Wednesday. 今度の週末, 次の週末, 下个周末, next weekend,
+//     this coming weekend and the weekend after next are ahead.
+//   - Weekdays: 月曜 / 月曜日 / on Monday / last Monday / この前の月曜 / 周一 /
+//     星期一 / 礼拜一 is the most recent Monday strictly before today (on a
+//     Monday, a week ago). 先週の月曜 / 今週の月曜 / on Monday last|this week /
+//     上周一 / 这周一 / 这个星期一 name the Monday of that calendar week. The
+//     Chinese digit is a weekday only when the next character does not make a
+//     word of it (上周一起 is 上周, 这周天气 is 这周). この月曜 is the nearest Monday: today, or the one fewer days back
+//     than ahead. 今度の月曜, 次の月曜, 来る月曜日, next Monday, this coming
+//     Monday and on Monday next week are ahead, as is an annual event after
+//     今度の or 次の (今度の正月).
 //   - Months by name: 5月に / 5月の / in May is May of this year when it is not
 //     after the current month, else May of last year; "last May" is the most
 //     recent May strictly before the current month. 5月3日 is the most recent
-//     May 3rd not after today. 去年の5月 is May of last year.
+//     May 3rd not after today. 去年の5月 is May of last year, "in May 2023"
+//     May 2023.
 //   - Annual events: the most recent occurrence that began on or before today:
 //     正月 / お正月 January 1–3, 元旦 / 元日 January 1, 年末 December 20–31,
 //     年末年始 December 20 – January 3, 大晦日 December 31, クリスマス December
@@ -68,11 +79,44 @@
 // A window is about when a conversation happened, so it never extends past
 // the end of today: To is clipped to the start of tomorrow in loc. An
 // expression whose window lies entirely after today (明日, 来週, 来週末, next
-// week's days, 今週末 on a Wednesday, 今年の夏 in April) yields no window, and
-// the scan continues after it, so 来週末 never reads as 週末. Words such as
-// 毎週 / 毎日 (every week / day) are consumed the same way. Vague references
-// (この前, こないだ, 先日, the other day, last time) are not windows; package
-// smalltalk treats them as memory cues.
+// week's days, 今週末 on a Wednesday, 今年の夏 in April, 今度の週末, 下个周末)
+// yields no window, and the scan continues after it, so 来週末 never reads as
+// 週末. Words such as 毎週 / 毎日 (every week / day) are consumed the same way.
+// Vague references (この前, こないだ, 先日, the other day, last time) are not
+// windows; package smalltalk treats them as memory cues.
+//
+// Plans are not the past either. An expression that does not say by itself
+// that its time is past, a recurring time read as the most recent one (週末,
+// 土曜, お盆, 5月に, on Saturday, over the weekend, 周末, 周六) or the current
+// period (今日, 今週, 今年, this week, 这个周末), names no window when its
+// clause (up to 。.!?; or a line break, or a contrasting けど, が、, し、, but,
+// 但, 不过) makes it the time of a plan, and the scan goes on. A plan is:
+//
+//   - a plan word next to the expression: 週末の予定, 土曜予定ある?, plans for
+//     the weekend, 周末的计划. This holds whatever the tense of the rest, so
+//     週末の予定、何だったっけ? (what was my plan for the weekend?) names no
+//     window: a plan is made before its time, so the weekend is not when it
+//     was talked about, and without a window retrieval searches all of the
+//     past.
+//   - in Japanese, after the expression, 予定, つもり, 計画 or a volitional
+//     before と思 (週末は山登りに行く予定, 週末、富士山に登ろうと思う), or the
+//     clause ending in a volitional (行こう, 行きましょう); for a recurring
+//     time also ending in たい, 楽しみ, a polite ます / ません, or 行く, 会う,
+//     来る, 帰る, 出かける, 遊ぶ, する (日曜は友達と会う, 週末何する?). Not when
+//     the expression is attributive (週末の写真見る?) or the clause ends in the
+//     past (予定だった, 行こうと思ったけど, 遊んだ).
+//   - in English, anywhere in the clause, will, 'll, gonna, be going, want,
+//     plan, hope, need, should, might, let's, see you, can't wait, looking
+//     forward, and for a recurring time any present progressive (we're meeting
+//     on Saturday). Not when the clause has a verb in the past (did, was,
+//     went, -ed): I'll tell you what we did on Saturday keeps its window.
+//   - in Chinese, anywhere in the clause, 打算, 准备, 计划, 安排, 想, 要, 一起,
+//     or a final 吧 or 见 (我打算周末去爬山, 周末一起吃饭吧). Not when the
+//     expression is attributive (周末的照片) or the clause ends in 了 or 过.
+//
+// An expression that says its time is past (昨日, 先週末, この前の土曜, 3日前,
+// last weekend, 上周末) keeps its window in any sentence. plan.go lists the
+// words of each rule.
 //
 // # Several expressions
 //
@@ -117,7 +161,7 @@ func Parse(text string, now time.Time, loc *time.Location) (Window, bool) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if m := c.matchAt(s, i, r); m.end > i {
-			if sp, ok := c.clip(m.sp); ok {
+			if sp, ok := c.clip(m.sp); ok && (m.t == tPast || !isPlan(s, i, m.end, m.t)) {
 				return Window{
 					From: sp.from,
 					To:   sp.to,
@@ -125,7 +169,7 @@ func Parse(text string, now time.Time, loc *time.Location) (Window, bool) {
 					Only: onlyGeneric(s[:i]) && onlyGeneric(s[m.end:]),
 				}, true
 			}
-			i = m.end // matched, but no window: 来週, 明日, 毎週, ...
+			i = m.end // matched, but no window: 来週, 明日, 毎週, a plan's 週末, ...
 			continue
 		}
 		i += size

@@ -232,6 +232,10 @@ func TestParseEnglish(t *testing.T) {
 		{"in May", "in may", "2025-05-01", "2025-06-01", true},
 		{"last May", "last may", "2025-05-01", "2025-06-01", true},
 		{"in sept", "in sept", "2025-09-01", "2025-10-01", true},
+		{"in May 2023", "in may 2023", "2023-05-01", "2023-06-01", true},
+		{"during december 2025", "during december 2025", "2025-12-01", "2025-12-22", true},
+		{"in may 2026", "", "", "", false},
+		{"in may 99", "in may", "2025-05-01", "2025-06-01", false},
 		{"last summer", "last summer", "2025-06-01", "2025-09-01", true},
 		{"last spring", "last spring", "2025-03-01", "2025-06-01", true},
 		{"last fall", "last fall", "2025-09-01", "2025-12-01", true},
@@ -288,8 +292,243 @@ func TestParseChinese(t *testing.T) {
 		{"两个月前", "两个月前", "2025-10-01", "2025-11-01", true},
 		{"上周我们聊了什么", "上周", "2025-12-08", "2025-12-15", true},
 		{"上周我们去了哪里", "上周", "2025-12-08", "2025-12-15", false},
+		{"上周六", "上周六", "2025-12-13", "2025-12-14", true},
+		{"上个礼拜天", "上个礼拜天", "2025-12-14", "2025-12-15", true},
+		{"这周六", "这周六", "2025-12-20", "2025-12-21", true},
+		{"这个星期天", "这个星期天", "2025-12-21", "2025-12-22", true},
+		{"周六", "周六", "2025-12-20", "2025-12-21", true},
+		{"星期天", "星期天", "2025-12-14", "2025-12-15", true}, // today is Sunday: a week ago
+		{"周六晚上", "周六晚上", "2025-12-20 18:00", "2025-12-21 06:00", true},
+		{"上周一下午", "上周一下午", "2025-12-08 12:00", "2025-12-08 18:00", true},
+		{"周五,我们去了海边", "周五", "2025-12-19", "2025-12-20", false},
+		{"上周一起吃饭", "上周", "2025-12-08", "2025-12-15", false}, // 一起: together
+		{"这周天气很好", "这周", "2025-12-15", "2025-12-22", false}, // 天气: the weather
+		{"上周三个人去了", "上周", "2025-12-08", "2025-12-15", false},
+		{"先週六本木に行った", "先週", "2025-12-08", "2025-12-15", false},
+		{"一周一次", "", "", "", false},
+		{"週一でジムに行ってる", "", "", "", false}, // Japanese: once a week
+		{"周日本", "", "", "", false},
+		{"每周六", "", "", "", false},
 		{"明天", "", "", "", false},
 		{"下周", "", "", "", false},
+		{"下周六", "", "", "", false},
+		{"下个周六", "", "", "", false},
+	})
+}
+
+// Now is Tuesday 2025-12-16 20:00 in Tokyo: the last weekend was the 13th
+// and 14th, the coming one is the 20th and 21st.
+const tuesday = "2025-12-16 20:00"
+
+// planCase pairs a message about something still to come, which names no
+// window, with one about the past, which names expr [from, to).
+type planCase struct {
+	plan     string
+	past     string
+	expr     string
+	from, to string
+	only     bool
+}
+
+// checkPlans runs both messages of every case relative to now in loc.
+func checkPlans(t *testing.T, loc *time.Location, now string, cases []planCase) {
+	t.Helper()
+	var pc []parseCase
+	for _, c := range cases {
+		pc = append(pc, parseCase{text: c.plan}, parseCase{c.past, c.expr, c.from, c.to, c.only})
+	}
+	checkParse(t, loc, now, pc)
+}
+
+// TestParseComing covers the words that point ahead: a day or a weekend they
+// mark as coming is after today, and names no window.
+func TestParseComing(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	t.Run("ja", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"今度の週末、富士山に登りたい", "先週末、富士山に登った", "先週末", "2025-12-13", "2025-12-15", false},
+			{"今度週末に会おう", "この前の週末に会った", "この前の週末", "2025-12-13", "2025-12-15", false},
+			{"今度の土曜に映画", "この前の土曜に映画", "この前の土曜", "2025-12-13", "2025-12-14", false},
+			{"今度の日曜日の夜", "この間の日曜日の夜", "この間の日曜日の夜", "2025-12-14 18:00", "2025-12-15 06:00", true},
+			{"次の週末", "この前の週末", "この前の週末", "2025-12-13", "2025-12-15", true},
+			{"次の日曜は空いてる？", "この前の日曜は空いてた？", "この前の日曜", "2025-12-14", "2025-12-15", false},
+			{"来る土曜日に", "先週の土曜日に", "先週の土曜日", "2025-12-13", "2025-12-14", true},
+			{"この金曜に", "この月曜に", "この月曜", "2025-12-15", "2025-12-16", true},
+			{"今週末", "先週末", "先週末", "2025-12-13", "2025-12-15", true},
+			{"来週の土曜", "先週の土曜", "先週の土曜", "2025-12-13", "2025-12-14", true},
+			{"今度の正月", "正月", "正月", "2025-01-01", "2025-01-04", true},
+			{"来月", "先月", "先月", "2025-11-01", "2025-12-01", true},
+			{"来年", "去年", "去年", "2024-01-01", "2025-01-01", true},
+		})
+	})
+	t.Run("en", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"next weekend", "last weekend", "last weekend", "2025-12-13", "2025-12-15", true},
+			{"this weekend", "this past weekend", "this past weekend", "2025-12-13", "2025-12-15", true},
+			{"this coming weekend", "over the weekend", "over the weekend", "2025-12-13", "2025-12-15", true},
+			{"the weekend after next", "the weekend", "the weekend", "2025-12-13", "2025-12-15", true},
+			{"this coming Saturday", "this past Saturday", "this past saturday", "2025-12-13", "2025-12-14", true},
+			{"next Saturday", "last Saturday", "last saturday", "2025-12-13", "2025-12-14", true},
+			{"on Saturday next week", "on Saturday last week", "on saturday last week", "2025-12-13", "2025-12-14", true},
+			{"on Saturday this week", "on Monday this week", "on monday this week", "2025-12-15", "2025-12-16", true},
+			{"next month", "last month", "last month", "2025-11-01", "2025-12-01", true},
+		})
+	})
+	t.Run("zh", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"下个周末", "上个周末", "上个周末", "2025-12-13", "2025-12-15", true},
+			{"下一个周末", "上周末", "上周末", "2025-12-13", "2025-12-15", true},
+			{"这个周末", "上周末", "上周末", "2025-12-13", "2025-12-15", true},
+			{"這個週末", "上週末", "上週末", "2025-12-13", "2025-12-15", true},
+			{"下周末", "上周末", "上周末", "2025-12-13", "2025-12-15", true},
+			{"这周六去爬山", "上周六去爬山了", "上周六", "2025-12-13", "2025-12-14", false},
+			{"下个周六一起去吧", "上个周六一起去了", "上个周六", "2025-12-13", "2025-12-14", false},
+			{"下个月", "上个月", "上个月", "2025-11-01", "2025-12-01", true},
+			{"明年", "去年", "去年", "2024-01-01", "2025-01-01", true},
+		})
+	})
+	// この names the nearest weekend or weekday, 这个 the current week's.
+	t.Run("Monday", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-12-15 09:00", []parseCase{
+			{"この土日は出かけてた", "この土日", "2025-12-13", "2025-12-15", false},
+			{"この週末", "この週末", "2025-12-13", "2025-12-15", true},
+			{"この土曜", "この土曜", "2025-12-13", "2025-12-14", true},
+			{"この月曜", "この月曜", "2025-12-15", "2025-12-16", true},
+			{"この木曜", "", "", "", false},
+			{"这个周末", "", "", "", false},
+			{"上个周末", "上个周末", "2025-12-13", "2025-12-15", true},
+		})
+	})
+	t.Run("Wednesday", func(t *testing.T) {
+		checkParse(t, tokyo, "2025-12-17 09:00", []parseCase{
+			{"この週末", "", "", "", false},
+			{"この土曜", "", "", "", false},
+			{"この日曜", "この日曜", "2025-12-14", "2025-12-15", true},
+		})
+	})
+	t.Run("Sunday", func(t *testing.T) {
+		checkParse(t, tokyo, sunday, []parseCase{
+			{"この週末", "この週末", "2025-12-20", "2025-12-22", true},
+			{"这个周末", "这个周末", "2025-12-20", "2025-12-22", true},
+			{"この土曜", "この土曜", "2025-12-20", "2025-12-21", true},
+			{"上个周末", "上个周末", "2025-12-13", "2025-12-15", true},
+			{"今度の週末", "", "", "", false},
+			{"次の週末", "", "", "", false},
+			{"下个周末", "", "", "", false},
+			{"这个周期", "", "", "", false},
+		})
+	})
+}
+
+// TestParsePlans covers sentences about a plan: a day, a weekend, a month or
+// the current period they name is not when a conversation happened, and
+// names no window; the same words reporting the past keep theirs.
+func TestParsePlans(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	t.Run("ja", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"週末、富士山に登ろうと思う", "週末、富士山に登った", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山登りに行く予定", "週末は山登りに行った", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は何か予定ある？", "週末は何かあった？", "週末", "2025-12-13", "2025-12-15", true},
+			{"土曜に映画を見に行くつもり", "土曜に映画を見た", "土曜", "2025-12-13", "2025-12-14", false},
+			{"日曜は友達と会う", "日曜は友達と会った", "日曜", "2025-12-14", "2025-12-15", false},
+			{"週末何する？", "週末何してた？", "週末", "2025-12-13", "2025-12-15", true},
+			{"週末は山に行こう！", "週末は山に行ったよ！", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末に行きましょう", "週末に行きました", "週末", "2025-12-13", "2025-12-15", false},
+			{"土曜日はゆっくりしたいな", "土曜日はゆっくりしたかった", "土曜日", "2025-12-13", "2025-12-14", false},
+			{"週末に見てみたい", "週末に見てみた", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末が楽しみ", "週末が楽しかった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山登りに行く予定なんだけど、一緒にどう？", "週末は山登りに行ったんだけど、楽しかった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山に行くと思います", "週末は山に行ったと思います", "週末", "2025-12-13", "2025-12-15", false},
+			{"お盆は実家に帰ります", "お盆は実家に帰りました", "お盆", "2025-08-13", "2025-08-17", false},
+			{"5月に引っ越す予定です", "5月に引っ越しました", "5月", "2025-05-01", "2025-06-01", false},
+			{"今日は映画を見に行く予定", "今日は映画を見に行った", "今日", "2025-12-16", "2025-12-17", false},
+			{"今年は旅行しようと思ってる", "今年は旅行した", "今年", "2025-01-01", "2025-12-17", false},
+			// A plan word next to the expression: the plan was made before its
+			// time, whatever the tense of the question.
+			{"週末の予定、何だったっけ？", "週末の話、何だったっけ？", "週末", "2025-12-13", "2025-12-15", true},
+			{"土曜の予定は？", "土曜の話は？", "土曜", "2025-12-13", "2025-12-14", true},
+		})
+	})
+	t.Run("ja-past", func(t *testing.T) {
+		checkParse(t, tokyo, tuesday, []parseCase{
+			{"週末は山登りに行く予定だった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は行く予定でしたが、雨でした", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は予定がなくて暇だった", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は行こうと思ったけどやめた", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は遊んだ", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末はありがとう", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末はおめでとう", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末のこと覚えてる？", "週末", "2025-12-13", "2025-12-15", true},
+			{"週末のこと覚えてます？", "週末", "2025-12-13", "2025-12-15", true},
+			{"週末の写真見る？", "週末", "2025-12-13", "2025-12-15", false},
+			{"お盆だったりします？", "お盆", "2025-08-13", "2025-08-17", false},
+			{"今日は疲れてます", "今日", "2025-12-16", "2025-12-17", false},
+			{"今年は蛙が少ない気がします", "今年", "2025-01-01", "2025-12-17", false},
+			{"週末は雨になるようです", "週末", "2025-12-13", "2025-12-15", false},
+			{"週末は山に行ったけど、来週は海に行く予定", "週末", "2025-12-13", "2025-12-15", false},
+			{"先週は行ったけど、週末は行く予定", "先週", "2025-12-08", "2025-12-15", false},
+			{"週末は山登りに行く予定。先週は海に行った", "先週", "2025-12-08", "2025-12-15", false},
+		})
+	})
+	t.Run("en", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"we will meet on Saturday", "we met on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"we'll talk on Sunday", "we talked on Sunday", "on sunday", "2025-12-14", "2025-12-15", true},
+			{"let's go hiking over the weekend", "we went hiking over the weekend", "over the weekend", "2025-12-13", "2025-12-15", false},
+			{"what are you doing on Saturday?", "what were you doing on Saturday?", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"are we meeting over the weekend?", "did we meet over the weekend?", "over the weekend", "2025-12-13", "2025-12-15", false},
+			{"any plans for the weekend?", "how was the weekend?", "the weekend", "2025-12-13", "2025-12-15", false},
+			{"what were our plans for the weekend?", "what did we do over the weekend?", "over the weekend", "2025-12-13", "2025-12-15", true},
+			{"I can't wait for the weekend", "I loved the weekend", "the weekend", "2025-12-13", "2025-12-15", false},
+			{"see you on Sunday!", "we talked on Sunday!", "on sunday", "2025-12-14", "2025-12-15", true},
+			{"I want to visit the museum in May", "I visited the museum in May", "in may", "2025-05-01", "2025-06-01", false},
+			{"I'm going to the gym today", "I went to the gym today", "today", "2025-12-16", "2025-12-17", false},
+			{"I'm going hiking this weekend", "I went hiking this past weekend", "this past weekend", "2025-12-13", "2025-12-15", false},
+		})
+	})
+	t.Run("en-past", func(t *testing.T) {
+		checkParse(t, tokyo, tuesday, []parseCase{
+			{"I'll tell you what we did on Saturday", "on saturday", "2025-12-13", "2025-12-14", true},
+			{"I'm still thinking about the movie we watched on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"I'm feeling sick today", "today", "2025-12-16", "2025-12-17", false},
+			{"this week has been chaotic with everything going on", "this week", "2025-12-15", "2025-12-17", false},
+			{"the weather was amazing on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"What event is Nate organizing in June 2022?", "in june 2022", "2022-06-01", "2022-07-01", false},
+			{"I went out on Saturday but I'll rest on Sunday", "on saturday", "2025-12-13", "2025-12-14", false},
+			{"I'll rest on Sunday but I went out on Saturday", "on saturday", "2025-12-13", "2025-12-14", false},
+		})
+	})
+	t.Run("zh", func(t *testing.T) {
+		checkPlans(t, tokyo, tuesday, []planCase{
+			{"周末打算去爬山", "周末去爬山了", "周末", "2025-12-13", "2025-12-15", false},
+			{"我打算周末去爬山", "我周末去爬山了", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末一起吃饭吧", "周末一起吃饭了", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末要加班", "周末加班了", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末你想干什么？", "周末你干了什么？", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末的计划是什么来着？", "周末的事是什么来着？", "周末", "2025-12-13", "2025-12-15", false},
+			{"周六打算去爬山", "周六去爬山了", "周六", "2025-12-13", "2025-12-14", false},
+			{"周六见！", "周六见到他了", "周六", "2025-12-13", "2025-12-14", false},
+			{"今天想吃火锅", "今天吃了火锅", "今天", "2025-12-16", "2025-12-17", false},
+		})
+	})
+	t.Run("zh-past", func(t *testing.T) {
+		checkParse(t, tokyo, tuesday, []parseCase{
+			{"我想起周末的事", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末很重要", "周末", "2025-12-13", "2025-12-15", false},
+			{"周末去爬山了吧", "周末", "2025-12-13", "2025-12-15", false},
+			{"上周末我们去爬山了", "上周末", "2025-12-13", "2025-12-15", false},
+			{"上周末打算去爬山", "上周末", "2025-12-13", "2025-12-15", false},
+		})
+	})
+	// On Saturday the current weekend has begun: a plan for it names no
+	// window, a report of it names the part gone.
+	t.Run("Saturday", func(t *testing.T) {
+		checkPlans(t, tokyo, "2025-12-20 10:00", []planCase{
+			{"I'm going hiking this weekend", "what did we talk about this weekend?", "this weekend", "2025-12-20", "2025-12-21", true},
+			{"今週末は友達と会う予定", "今週末は友達と会った", "今週末", "2025-12-20", "2025-12-21", false},
+			{"这个周末打算去爬山", "这个周末去爬山了", "这个周末", "2025-12-20", "2025-12-21", false},
+		})
 	})
 }
 
@@ -413,6 +652,7 @@ func TestParseInvariants(t *testing.T) {
 		"この冬", "今年の夏", "年末", "正月", "クリスマス", "5月に", "12月31日", "月曜", "今週の日曜の夜",
 		"this morning", "this evening", "last night", "this weekend", "over the weekend",
 		"last winter", "on friday", "earlier this week", "去年の今頃", "上周末",
+		"この週末", "この土曜", "这个周末", "上个周末", "on friday this week", "这周六", "周日晚上",
 	}
 	start := time.Date(2025, 10, 25, 0, 30, 0, 0, loc)
 	for h := range 24 * 14 {
@@ -481,6 +721,8 @@ func BenchmarkParse(b *testing.B) {
 		{"en-hit", "what did we talk about last weekend?"},
 		{"en-miss", "I finally finished the book you recommended, it was great."},
 		{"zh-hit", "上周我们聊了什么"},
+		{"ja-plan", "週末は山登りに行く予定なんだけど、一緒にどう？"},
+		{"en-plan", "we're going hiking over the weekend, want to come?"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
