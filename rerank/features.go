@@ -1,5 +1,7 @@
 package rerank
 
+import "unicode"
+
 // Signals are what a retrieval measured of the message itself, for the
 // features of its candidates: the same for every candidate of one retrieval.
 type Signals struct {
@@ -17,6 +19,35 @@ type Signals struct {
 	UnknownNames int
 	// Context: the retrieval had a recent conversation (Q2 ran).
 	Context bool
+	// Kana, Han, Hangul and Latin are the shares of the message's letters
+	// in each script (ScriptShares): its language, roughly.
+	Kana, Han, Hangul, Latin float64
+}
+
+// ScriptShares returns the shares of text's letters that are kana, Han,
+// Hangul and Latin (all 0 for a text without letters).
+func ScriptShares(text string) (kana, han, hangul, latin float64) {
+	n := 0
+	for _, r := range text {
+		switch {
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			kana++
+		case unicode.Is(unicode.Han, r):
+			han++
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
+		case unicode.Is(unicode.Latin, r):
+			latin++
+		case !unicode.IsLetter(r):
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, 0, 0, 0
+	}
+	f := float64(n)
+	return kana / f, han / f, hangul / f, latin / f
 }
 
 // FeatureNames name the features of a candidate, in the order Features
@@ -25,10 +56,11 @@ var FeatureNames = []string{
 	"rank", "final", "gap", "ratio", "rrf_norm", "lex", "lex_message", "rec", "coverage", "proximity", "cosine",
 	"in_window", "neighbor", "top_coverage", "coverage_gap",
 	"strength", "term_mass", "terms", "unknown_names", "context",
+	"kana", "han", "hangul", "latin",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 20
+const NumFeatures = 24
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -60,6 +92,7 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	f[11], f[12] = bit(c.InWindow), bit(c.Raised)
 	f[13], f[14] = top, top-c.Coverage
 	f[15], f[16], f[17], f[18], f[19] = s.Strength, s.TermMass, float64(s.Terms), float64(s.UnknownNames), bit(s.Context)
+	f[20], f[21], f[22], f[23] = s.Kana, s.Han, s.Hangul, s.Latin
 	return dst
 }
 

@@ -45,13 +45,40 @@ func Select(scored []Scored, o Selection) []Pick {
 	return picks
 }
 
-// SelectProbable is the selection by probability: it walks the first
-// len(probs) candidates, picks those whose probability of being relevant
-// (probs[i], Model.Probability) reaches threshold, skips near-copies of an
-// earlier pick (DedupeDice) and stops at MaxResults. Nothing reaching the
-// threshold picks nothing. The first pick is High, the others Medium.
-func SelectProbable(scored []Scored, probs []float64, threshold float64, o Selection) []Pick {
-	return walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= threshold })
+// Inject is the decision by probability (probs[i]: Model.Probability of the
+// i-th candidate): a retrieval injects when the probability that one of its
+// first AnyDepth candidates is relevant, 1 − Π(1 − p), reaches Threshold,
+// and then the candidates whose own probability reaches Level. One threshold
+// on each candidate alone is too strict for conversations, whose relevant
+// episodes are several, each of moderate probability (docs/quality.md).
+type Inject struct {
+	Threshold float64 // the knob: precision against recall
+	Level     float64 // the least probability of an injected candidate
+	AnyDepth  int     // the candidates of the retrieval's probability; 0: all given
+}
+
+// Any returns the probability that one of the first AnyDepth candidates is
+// relevant, their probabilities taken as independent.
+func (in Inject) Any(probs []float64) float64 {
+	if in.AnyDepth > 0 {
+		probs = probs[:min(len(probs), in.AnyDepth)]
+	}
+	none := 1.0
+	for _, p := range probs {
+		none *= 1 - p
+	}
+	return 1 - none
+}
+
+// Select walks the first len(probs) candidates as Select does (near-copies
+// of an earlier pick skipped, at most MaxResults) and picks those whose
+// probability reaches Level, when the retrieval's (Any) reaches Threshold;
+// else nothing. The first pick is High, the others Medium.
+func (in Inject) Select(scored []Scored, probs []float64, o Selection) []Pick {
+	if len(probs) == 0 || in.Any(probs) < in.Threshold {
+		return nil
+	}
+	return walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level })
 }
 
 // walk picks, in order, the candidates that keep admits, skipping

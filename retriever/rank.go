@@ -189,6 +189,7 @@ func (rt *retrieval) signals() rerank.Signals {
 	if rt.cover != nil {
 		s.TermMass, s.Terms = rt.cover.sum, len(rt.cover.terms)
 	}
+	s.Kana, s.Han, s.Hangul, s.Latin = rerank.ScriptShares(rt.text)
 	return s
 }
 

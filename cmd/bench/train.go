@@ -50,7 +50,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	top := fs.Int("top", 2*rerank.DefaultMaxResults, "candidates of each query the model is fitted and judged on")
 	trees := fs.Int("trees", rerank.DefaultFitOptions().Trees, "boosting rounds")
 	depth := fs.Int("depth", rerank.DefaultFitOptions().Depth, "depth of each tree")
-	thresholds := fs.String("thresholds", "0.3,0.4,0.5,0.6,0.7", "probability thresholds to report delivered recall and precision at")
+	thresholds := fs.String("thresholds", "0.4,0.5,0.6,0.7", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
+	level := fs.Float64("level", 0.15, "the least probability of an injected candidate (rerank.Inject.Level)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -179,7 +180,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
 				o.relevant[fmt.Sprintf("missing:%d", k)] = true
 			}
-			for _, p := range rerank.SelectProbable(q.ranked, probs[i], th, sel) {
+			in := rerank.Inject{Threshold: th, Level: *level, AnyDepth: rerank.DefaultMaxResults}
+			for _, p := range in.Select(q.ranked, probs[i], sel) {
 				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
 			}
 			o.inject = len(o.picked) > 0
