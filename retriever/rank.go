@@ -181,11 +181,9 @@ func (rt *retrieval) pick(res *Result) {
 // signals are what the retrieval measured of the message, for the features
 // of its candidates.
 func (rt *retrieval) signals() rerank.Signals {
+	// score sets query.Message whenever candidates are asked for
 	s := rerank.Signals{Strength: rt.opts.Rank.Ngrams.Strength(rt.query.Message), UnknownNames: len(rt.unknown),
 		Context: len(rt.q.texts) > 1}
-	if rt.query.Message == nil {
-		s.Strength = rt.opts.Rank.Ngrams.Strength(rt.opts.Rank.Ngrams.Query(rt.text))
-	}
 	if rt.cover != nil {
 		s.TermMass, s.Terms = rt.cover.sum, len(rt.cover.terms)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
@@ -67,7 +67,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfgs := []config{cfg}
 	emb, err := f.emb.embedder()
 	if err != nil {
 		return err
@@ -84,19 +83,13 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			people[q.User] = true
 		}
 		byPerson := len(people) >= minPeople
-		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people),
-			map[bool]string{true: "person", false: "query"}[byPerson])
-		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, nil, stderr)
-		if err != nil {
-			return err
+		split := "query"
+		if byPerson {
+			split = "person"
 		}
-		r, err := retriever.New(stores.of(cfg), cfg.Opts)
-		if err != nil {
-			stores.Close()
-			return err
-		}
+		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people), split)
 		got := make([]trainQuery, len(s.Queries))
-		err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
+		err = retrieveSuite(ctx, s, cfg, &f, emb, nil, stderr, func(_ *episode.Store, i int, res retriever.Result) {
 			q := s.Queries[i]
 			rel := map[string]bool{}
 			for _, id := range q.Relevant {
@@ -114,7 +107,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			got[i] = tq
 		})
-		stores.Close()
 		if err != nil {
 			return err
 		}
@@ -226,16 +218,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "model: %s\n", *out)
 	}
 	params := map[string]any{"suites": dirs, "top": *top, "trees": fo.Trees, "depth": fo.Depth, "ece": ece, "bins": bins}
-	if f.jsonPath == "" {
-		return nil
+	var rs []result
+	for _, c := range cells {
+		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("p>=%.2f", c.Threshold), Metrics: c.Quality})
 	}
-	return errors.Join(writeJSON(f.jsonPath, "train", params, func() []result {
-		var rs []result
-		for _, c := range cells {
-			rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("p>=%.2f", c.Threshold), Metrics: c.Quality})
-		}
-		return rs
-	}()))
+	return writeJSON(f.jsonPath, "train", params, rs)
 }
 
 // indexOf returns the position of id in scored.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -42,6 +43,25 @@ func (f *suiteFlags) oneConfig(mode string) (config, error) {
 		return config{}, fmt.Errorf("%w: %s studies one configuration; give one -preset, -arms, -tokenizer and -variant", errUsage, mode)
 	}
 	return cfgs[0], nil
+}
+
+// retrieveSuite builds the suite's store for cfg, retrieves every query of
+// the suite with it (candidates asked for) on f.workers goroutines, hands
+// each result and the store to fn (called concurrently), and closes the
+// store.
+func retrieveSuite(ctx context.Context, s *dataset.Suite, cfg config, f *suiteFlags, emb embed.Embedder, distractors []episode.Episode,
+	log io.Writer, fn func(st *episode.Store, i int, res retriever.Result)) error {
+	stores, err := buildSuiteStores(ctx, s, []config{cfg}, f.emb, emb, f.workers, distractors, log)
+	if err != nil {
+		return err
+	}
+	defer stores.Close()
+	st := stores.of(cfg)
+	r, err := retriever.New(st, cfg.Opts)
+	if err != nil {
+		return err
+	}
+	return runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) { fn(st, i, res) })
 }
 
 // tuneQuery is one query's live retrieval: its ranking as the ranking core
@@ -307,7 +327,6 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	cfgs := []config{cfg}
 	ro := cfg.Opts.Rank
 	highs, err := parseRange(*highFlag)
 	if err != nil {
@@ -364,21 +383,11 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		suiteNames = append(suiteNames, s.Name)
 		fmt.Fprintf(stderr, "%s: %d episodes, %d queries\n", s.Name, len(s.Episodes), len(s.Queries))
-		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, distractors, stderr)
-		if err != nil {
-			return err
-		}
-		r, err := retriever.New(stores.of(cfg), cfg.Opts)
-		if err != nil {
-			stores.Close()
-			return err
-		}
 		qs := make([]tuneQuery, len(s.Queries))
 		errs := make([]error, len(s.Queries))
-		err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
-			qs[i], errs[i] = newTuneQuery(ctx, stores.of(cfg), s.Name, s.Queries[i], res, ro)
+		err = retrieveSuite(ctx, s, cfg, &f, emb, distractors, stderr, func(st *episode.Store, i int, res retriever.Result) {
+			qs[i], errs[i] = newTuneQuery(ctx, st, s.Name, s.Queries[i], res, ro)
 		})
-		stores.Close()
 		if err = errors.Join(append(errs, err)...); err != nil {
 			return err
 		}
