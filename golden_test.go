@@ -70,8 +70,12 @@ func TestGoldenJA(t *testing.T) {
 						mark = "*"
 						found++
 					}
-					fmt.Fprintf(&out, "%d%s %-11s %-6s %.3f rrf=%.3f lex=%.3f rec=%.3f cov=%.3f\n", i+1, mark, h.Episode.ExternalID,
+					fmt.Fprintf(&out, "%d%s %-11s %-6s %.3f rrf=%.3f lex=%.3f rec=%.3f cov=%.3f", i+1, mark, h.Episode.ExternalID,
 						h.Relevance, h.Score, h.RRFNorm, h.Lex, h.Rec, h.Coverage)
+					if h.Probability > 0 {
+						fmt.Fprintf(&out, " p=%.3f", h.Probability)
+					}
+					out.WriteString("\n")
 				}
 				labelled += len(q.Relevant)
 				if section == "" {

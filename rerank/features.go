@@ -8,17 +8,11 @@ type Signals struct {
 	// Strength is the message's lexical strength: its unique n-grams over
 	// Ngrams.FullStrength, at most 1 (a short message weighs less).
 	Strength float64
-	// TermMass is the IDF mass of the message's terms (Σ idf over the
-	// distinct terms some episode holds): how much a message says that the
-	// store can match.
-	TermMass float64
 	// Terms is the number of the message's distinct terms.
 	Terms int
 	// UnknownNames is the number of names in the message that none of the
 	// person's episodes holds.
 	UnknownNames int
-	// Context: the retrieval had a recent conversation (Q2 ran).
-	Context bool
 	// Kana, Han, Hangul and Latin are the shares of the message's letters
 	// in each script (ScriptShares): its language, roughly.
 	Kana, Han, Hangul, Latin float64
@@ -53,14 +47,14 @@ func ScriptShares(text string) (kana, han, hangul, latin float64) {
 // FeatureNames name the features of a candidate, in the order Features
 // writes them.
 var FeatureNames = []string{
-	"rank", "final", "gap", "ratio", "rrf_norm", "lex", "lex_message", "rec", "coverage", "proximity", "cosine",
+	"rank", "final", "gap", "ratio", "rrf_norm", "lex", "lex_message", "coverage", "proximity", "cosine",
 	"in_window", "neighbor", "top_coverage", "coverage_gap",
-	"strength", "term_mass", "terms", "unknown_names", "context",
+	"strength", "terms", "unknown_names",
 	"kana", "han", "hangul", "latin",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 24
+const NumFeatures = 21
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -72,7 +66,10 @@ const topDepth = DefaultGateDepth
 // neighbour raised it, the best coverage among the first candidates, and the
 // message's signals. The features say how good a candidate is on its own and
 // against the others; a model of P(relevant | features) is fitted on them
-// (cmd/bench train).
+// (cmd/bench train). Left out on purpose: recency (a model learns the
+// suites' clocks and hides old memories again), the store's IDF mass (it
+// grows with the store) and whether a conversation preceded (it names a
+// suite more than it says anything of relevance): docs/quality.md.
 func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	dst = append(dst[:0], make([]float64, NumFeatures)...)
 	c := scored[i]
@@ -87,12 +84,12 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	}
 	f := dst
 	f[0], f[1], f[2], f[3] = float64(i), c.Final, first-c.Final, ratio
-	f[4], f[5], f[6], f[7] = c.RRFNorm, c.Lex, c.LexMessage, c.Rec
-	f[8], f[9], f[10] = c.Coverage, c.Proximity, c.Cosine
-	f[11], f[12] = bit(c.InWindow), bit(c.Raised)
-	f[13], f[14] = top, top-c.Coverage
-	f[15], f[16], f[17], f[18], f[19] = s.Strength, s.TermMass, float64(s.Terms), float64(s.UnknownNames), bit(s.Context)
-	f[20], f[21], f[22], f[23] = s.Kana, s.Han, s.Hangul, s.Latin
+	f[4], f[5], f[6] = c.RRFNorm, c.Lex, c.LexMessage
+	f[7], f[8], f[9] = c.Coverage, c.Proximity, c.Cosine
+	f[10], f[11] = bit(c.InWindow), bit(c.Raised)
+	f[12], f[13] = top, top-c.Coverage
+	f[14], f[15], f[16] = s.Strength, float64(s.Terms), float64(s.UnknownNames)
+	f[17], f[18], f[19], f[20] = s.Kana, s.Han, s.Hangul, s.Latin
 	return dst
 }
 

@@ -38,13 +38,13 @@ func Fit(xs [][]float64, ys []float64, o FitOptions) (*Model, error) {
 	if o.Trees <= 0 || o.Depth <= 0 || o.LearningRate <= 0 {
 		return nil, errors.New("rerank: fit: Trees, Depth and LearningRate must be set")
 	}
-	pos := 0.0
+	pos, width := 0.0, NumFeatures
 	for i, y := range ys {
 		if y != 0 && y != 1 {
 			return nil, fmt.Errorf("rerank: fit: label %d is %v, want 0 or 1", i, y)
 		}
-		if len(xs[i]) != NumFeatures {
-			return nil, fmt.Errorf("rerank: fit: row %d has %d features, want %d", i, len(xs[i]), NumFeatures)
+		if len(xs[i]) != width {
+			return nil, fmt.Errorf("rerank: fit: row %d has %d features, want %d", i, len(xs[i]), width)
 		}
 		pos += y
 	}
@@ -52,7 +52,7 @@ func Fit(xs [][]float64, ys []float64, o FitOptions) (*Model, error) {
 		return nil, errors.New("rerank: fit: the labels are all alike")
 	}
 	// Each feature's row order, sorted once.
-	order := make([][]int32, NumFeatures)
+	order := make([][]int32, width)
 	for f := range order {
 		ord := make([]int32, n)
 		for i := range ord {
@@ -108,7 +108,7 @@ func growTree(xs [][]float64, g, h []float64, order [][]int32, node []int32, o F
 		}
 		score := func(G, H float64) float64 { return G * G / (H + o.L2) }
 		leftG, leftH, last := make([]float64, k), make([]float64, k), make([]int32, k)
-		for f := range NumFeatures {
+		for f := range order {
 			clear(leftG)
 			clear(leftH)
 			for i := range last {

@@ -1,6 +1,7 @@
 package rerank
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -101,3 +102,34 @@ func (m *Model) Probability(x []float64) float64 {
 }
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
+
+// Encode returns the model as JSON that LoadModel reads, one tree per line,
+// so that a refit reads as a diff.
+func (m *Model) Encode() ([]byte, error) {
+	head, err := json.MarshalIndent(struct {
+		Features []string       `json:"features"`
+		Bias     float64        `json:"bias"`
+		Scale    float64        `json:"scale"`
+		Shift    float64        `json:"shift"`
+		About    map[string]any `json:"about,omitempty"`
+	}{m.Features, m.Bias, m.Scale, m.Shift, m.About}, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("rerank: model: %w", err)
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-1]) // without the closing brace
+	b.WriteString(",\n \"trees\": [")
+	for i, t := range m.Trees {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		tb, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("rerank: model: %w", err)
+		}
+		b.WriteString("\n  ")
+		b.Write(tb)
+	}
+	b.WriteString("\n ]\n}\n")
+	return b.Bytes(), nil
+}

@@ -127,12 +127,12 @@ func TestFeatures(t *testing.T) {
 		{Candidate: Candidate{Parts: Parts{RRFNorm: 1, Coverage: 0.4}}, Final: 0.8},
 		{Candidate: Candidate{Parts: Parts{RRFNorm: 0.5, Coverage: 0.9, InWindow: true}}, Final: 0.6, Raised: true},
 	}
-	f := Features(scored, 1, Signals{Strength: 0.5, TermMass: 3, Terms: 4, UnknownNames: 1, Context: true, Latin: 1}, nil)
+	f := Features(scored, 1, Signals{Strength: 0.5, Terms: 4, UnknownNames: 1, Latin: 1}, nil)
 	if len(f) != NumFeatures || len(FeatureNames) != NumFeatures {
 		t.Fatalf("%d features, %d names, want %d", len(f), len(FeatureNames), NumFeatures)
 	}
 	want := map[string]float64{"rank": 1, "final": 0.6, "ratio": 0.75, "rrf_norm": 0.5, "coverage": 0.9, "in_window": 1, "neighbor": 1,
-		"top_coverage": 0.9, "coverage_gap": 0, "strength": 0.5, "term_mass": 3, "terms": 4, "unknown_names": 1, "context": 1,
+		"top_coverage": 0.9, "coverage_gap": 0, "strength": 0.5, "terms": 4, "unknown_names": 1,
 		"latin": 1, "kana": 0}
 	for i, name := range FeatureNames {
 		if w, ok := want[name]; ok && math.Abs(f[i]-w) > 1e-12 {
@@ -158,30 +158,5 @@ func TestScriptShares(t *testing.T) {
 		if math.Abs(k-tt.kana)+math.Abs(h-tt.han)+math.Abs(g-tt.hangul)+math.Abs(l-tt.latin) > 1e-12 {
 			t.Errorf("%q: %v %v %v %v, want %v %v %v %v", tt.text, k, h, g, l, tt.kana, tt.han, tt.hangul, tt.latin)
 		}
-	}
-}
-
-// TestInject: a retrieval injects when one of its first candidates is
-// probably relevant, and then every candidate of its own level; else nothing.
-func TestInject(t *testing.T) {
-	scored := []Scored{{Candidate: Candidate{ID: 1}}, {Candidate: Candidate{ID: 2}}, {Candidate: Candidate{ID: 3}}}
-	in := Inject{Threshold: 0.5, Level: 0.2, AnyDepth: 2}
-	sel := Selection{MaxResults: 5}
-	ids := func(ps []Pick) (out []int64) {
-		for _, p := range ps {
-			out = append(out, p.ID)
-		}
-		return out
-	}
-	// 1 − 0.7·0.6 = 0.58 ≥ 0.5: the two of level 0.2 or more.
-	if got := ids(in.Select(scored, []float64{0.3, 0.4, 0.1}, sel)); len(got) != 2 || got[0] != 1 || got[1] != 2 {
-		t.Errorf("picks %v, want 1 2", got)
-	}
-	// 1 − 0.9·0.8 = 0.28: nothing, though the third alone is 0.45.
-	if got := in.Select(scored, []float64{0.1, 0.2, 0.45}, sel); got != nil {
-		t.Errorf("picks %v, want none (only the first AnyDepth count)", ids(got))
-	}
-	if got := in.Select(scored, []float64{0.9, 0.1, 0.1}, sel); len(got) != 1 || got[0].Relevance != High {
-		t.Errorf("picks %+v, want the first alone, High", got)
 	}
 }

@@ -13,6 +13,9 @@
 //
 //	Fuse → Score → Neighbors.Raise (and Add) → Gate.Decline → Select
 //
+// or, with a relevance model (the default preset), the last steps are
+// Inject.Probabilities → Inject.Select.
+//
 // Zero rule: as everywhere in omoide's options, the zero value of a field
 // turns it off: a zero weight adds nothing, a zero threshold tests nothing, a
 // zero limit (MaxCandidates, QueryChars, Depth, Gap, …) limits nothing, a zero
@@ -57,7 +60,6 @@ const (
 	DefaultNeighborShare    = 0.9       // a conversation stays on a topic for a few exchanges
 	DefaultNeighborFetch    = 1         // a question and its answer often fall in two episodes
 	DefaultNeighborGap      = time.Hour // exchanges an hour apart are two conversations
-	DefaultMinCoverage      = 0.29      // the gate, calibrated on jsts-ja-dev and locomo-dev
 	DefaultGateDepth        = 2 * DefaultMaxResults
 )
 
@@ -73,6 +75,9 @@ type Options struct {
 	Neighbors   Neighbors
 	Gate        Gate
 	Select      Selection
+	// Inject, with a Model, decides what is injected by probability, in
+	// place of the Gate's thresholds and Select's Medium and High.
+	Inject Inject
 }
 
 // Fusion is how the arms' ranked lists are fused: each list adds
@@ -139,8 +144,8 @@ func ReferenceOptions() Options {
 // defects fixed where a fix was measured (docs/quality.md): a lexical
 // embedder's vector lists weighed down, term coverage, proximity and the time
 // window in the score, the neighbours of strong matches raised and, for the
-// best match, added, and a gate on term coverage and on names the memory
-// never held.
+// best match, added, and the decision to inject made by a calibrated
+// relevance model (Inject) instead of thresholds on the score.
 func DefaultOptions() Options {
 	o := ReferenceOptions()
 	o.Fusion.LexicalKNNWeight = DefaultLexicalKNNWeight
@@ -148,7 +153,8 @@ func DefaultOptions() Options {
 	o.Weights.Proximity = DefaultProximityWeight
 	o.Weights.Window = DefaultWindowWeight
 	o.Neighbors = Neighbors{Share: DefaultNeighborShare, Fetch: DefaultNeighborFetch, Gap: DefaultNeighborGap}
-	o.Gate.MinCoverage, o.Gate.UnknownNames = DefaultMinCoverage, true
+	o.Select.Medium, o.Select.High = 0, 0
+	o.Inject = defaultInject()
 	return o
 }
 
@@ -185,6 +191,9 @@ func (o Options) Validate() error {
 			return fmt.Errorf("option Rank.%s is 0, must be set (it cannot be off)", v.name)
 		}
 	}
+	if err := o.Inject.validate(); err != nil {
+		return err
+	}
 	if o.Ngrams.Size > 3 {
 		return fmt.Errorf("option Rank.Ngrams.Size is %d, must be at most 3", o.Ngrams.Size)
 	}
@@ -195,5 +204,5 @@ func (o Options) Validate() error {
 // coverage and proximity (Parts.Coverage, Parts.Proximity): the caller
 // computes them only then, or when it wants them reported.
 func (o Options) MeasuresTerms() bool {
-	return o.Weights.Coverage > 0 || o.Weights.Proximity > 0 || o.Gate.thresholds()
+	return o.Weights.Coverage > 0 || o.Weights.Proximity > 0 || o.Gate.thresholds() || o.Inject.On()
 }

@@ -11,7 +11,7 @@ import (
 type Relevance int
 
 const (
-	High   Relevance = iota + 1 // the first pick
+	High   Relevance = iota + 1 // the first pick, or (Inject) one as probable as a retrieval must be
 	Medium                      // the others
 )
 
@@ -30,6 +30,10 @@ func (r Relevance) String() string {
 type Pick struct {
 	Scored
 	Relevance Relevance
+	// Probability is the relevance model's P(relevant) of the candidate
+	// (Inject), or 0 when the rules picked it.
+	Probability float64
+	at          int // its position in the ranked list
 }
 
 // Select walks the ranked candidates: it stops at MaxResults picks, skips a
@@ -45,40 +49,13 @@ func Select(scored []Scored, o Selection) []Pick {
 	return picks
 }
 
-// Inject is the decision by probability (probs[i]: Model.Probability of the
-// i-th candidate): a retrieval injects when the probability that one of its
-// first AnyDepth candidates is relevant, 1 − Π(1 − p), reaches Threshold,
-// and then the candidates whose own probability reaches Level. One threshold
-// on each candidate alone is too strict for conversations, whose relevant
-// episodes are several, each of moderate probability (docs/quality.md).
-type Inject struct {
-	Threshold float64 // the knob: precision against recall
-	Level     float64 // the least probability of an injected candidate
-	AnyDepth  int     // the candidates of the retrieval's probability; 0: all given
-}
-
-// Any returns the probability that one of the first AnyDepth candidates is
-// relevant, their probabilities taken as independent.
-func (in Inject) Any(probs []float64) float64 {
-	if in.AnyDepth > 0 {
-		probs = probs[:min(len(probs), in.AnyDepth)]
+// Reason says why the pick was made: the relevance model's probability, when
+// it decided, and the score's parts (Scored.Reason).
+func (p Pick) Reason() string {
+	if p.Probability > 0 {
+		return fmt.Sprintf("relevance model: p=%.3f; %s", p.Probability, p.Scored.Reason())
 	}
-	none := 1.0
-	for _, p := range probs {
-		none *= 1 - p
-	}
-	return 1 - none
-}
-
-// Select walks the first len(probs) candidates as Select does (near-copies
-// of an earlier pick skipped, at most MaxResults) and picks those whose
-// probability reaches Level, when the retrieval's (Any) reaches Threshold;
-// else nothing. The first pick is High, the others Medium.
-func (in Inject) Select(scored []Scored, probs []float64, o Selection) []Pick {
-	if len(probs) == 0 || in.Any(probs) < in.Threshold {
-		return nil
-	}
-	return walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level })
+	return p.Scored.Reason()
 }
 
 // walk picks, in order, the candidates that keep admits, skipping
@@ -101,7 +78,7 @@ func walk(scored []Scored, o Selection, keep func(i int) bool) []Pick {
 		if len(picks) == 0 {
 			rel = High
 		}
-		picks = append(picks, Pick{Scored: s, Relevance: rel})
+		picks = append(picks, Pick{Scored: s, Relevance: rel, at: i})
 	}
 	return picks
 }

@@ -109,11 +109,14 @@ func (rt *retrieval) neighbors(ctx context.Context) error {
 }
 
 // gate looks up the message's names the person's memory never held, when
-// the gate checks names, and lets the gate decide (rerank.Gate).
+// the gate checks names, the relevance model weighs them or the candidates'
+// features are asked for (Result.Signals), and lets the
+// gate decide (rerank.Gate); with a relevance model, its probability
+// decides (rerank.Inject).
 func (rt *retrieval) gate(ctx context.Context) error {
-	g := rt.opts.Rank.Gate
+	g, in := rt.opts.Rank.Gate, rt.opts.Rank.Inject
 	var unknown []string
-	if g.UnknownNames && len(rt.scored) > 0 {
+	if (g.UnknownNames || in.On() || rt.withCandidates) && len(rt.scored) > 0 {
 		var err error
 		if unknown, err = rt.unknownNames(ctx); err != nil {
 			return err
@@ -121,7 +124,17 @@ func (rt *retrieval) gate(ctx context.Context) error {
 		rt.tr.UnknownNames = unknown
 		rt.unknown = unknown
 	}
-	if why := g.Decline(rt.scored, unknown); why != "" {
+	why := g.Decline(rt.scored, unknown)
+	if in.On() && why == "" {
+		rt.probs = in.Probabilities(rt.scored, rt.signals())
+		if p := in.Any(rt.probs); len(rt.probs) > 0 {
+			rt.tr.Probability = p
+			if p < in.Threshold {
+				why = fmt.Sprintf("the relevance model gives %.3f that one of the first candidates is relevant, below %.2f", p, in.Threshold)
+			}
+		}
+	}
+	if why != "" {
 		rt.declined = true
 		rt.tr.Declined = why
 		rt.tr.Gated = len(rt.scored)
@@ -161,19 +174,26 @@ func (rt *retrieval) pick(res *Result) {
 		for i, s := range rt.scored {
 			res.Candidates[i] = rt.hit(s)
 		}
+		for i, p := range rt.probs {
+			res.Candidates[i].Probability = p
+		}
 		res.Ranked = rt.scored
 		res.Signals = rt.signals()
 	}
 	var picks []rerank.Pick
-	if !rt.declined {
-		picks = rerank.Select(rt.scored, rt.opts.Rank.Select)
+	switch ro := rt.opts.Rank; {
+	case rt.declined:
+	case ro.Inject.On():
+		picks = ro.Inject.Select(rt.scored, rt.probs, ro.Select)
+	default:
+		picks = rerank.Select(rt.scored, ro.Select)
 	}
 	rt.tr.Rerank = time.Since(rt.rankStart)
 	rt.tr.Picked = len(picks)
 	res.Hits = make([]Hit, len(picks))
 	for i, p := range picks {
 		h := rt.hit(p.Scored)
-		h.Relevance, h.Reason = p.Relevance, p.Reason()
+		h.Relevance, h.Reason, h.Probability = p.Relevance, p.Reason(), p.Probability
 		res.Hits[i] = h
 	}
 }
@@ -182,10 +202,9 @@ func (rt *retrieval) pick(res *Result) {
 // of its candidates.
 func (rt *retrieval) signals() rerank.Signals {
 	// score sets query.Message whenever candidates are asked for
-	s := rerank.Signals{Strength: rt.opts.Rank.Ngrams.Strength(rt.query.Message), UnknownNames: len(rt.unknown),
-		Context: len(rt.q.texts) > 1}
+	s := rerank.Signals{Strength: rt.opts.Rank.Ngrams.Strength(rt.query.Message), UnknownNames: len(rt.unknown)}
 	if rt.cover != nil {
-		s.TermMass, s.Terms = rt.cover.sum, len(rt.cover.terms)
+		s.Terms = len(rt.cover.terms)
 	}
 	s.Kana, s.Han, s.Hangul, s.Latin = rerank.ScriptShares(rt.text)
 	return s

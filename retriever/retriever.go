@@ -68,9 +68,16 @@ type Request struct {
 
 // Hit is one ranked episode with its score and the parts it is made of.
 type Hit struct {
-	Episode   episode.Episode
-	Relevance rerank.Relevance // High for the first pick, Medium after; 0 for a candidate
-	Reason    string           // why it was picked; "" for a candidate
+	Episode episode.Episode
+	// Relevance is High for the first pick, and with a relevance model
+	// (rerank.Inject) for any as probable as a retrieval must be; Medium for
+	// the others; 0 for a candidate.
+	Relevance rerank.Relevance
+	Reason    string // why it was picked; "" for a candidate
+	// Probability is the relevance model's P(relevant) of the episode (the
+	// default preset's rerank.Inject), 0 without a model or beyond the
+	// candidates it judges.
+	Probability float64
 	// Score is the final rerank score: rerank.Weights.Final of the parts, or
 	// the floor a strong neighbour raised it to (rerank.Neighbors).
 	Score float64
@@ -94,11 +101,16 @@ type Trace struct {
 	Neighbors  int // candidates raised for being next to one of the first (rerank.Neighbors), or added
 	// NeighborsAdded of them no search had found (Neighbors.Fetch).
 	NeighborsAdded int
-	Gated          int // candidates dropped by the gate
-	// Declined says why the gate dropped them, if it did.
+	Gated          int // candidates dropped by the gate or the relevance model
+	// Declined says why the gate or the relevance model dropped them, if it
+	// did.
 	Declined string
+	// Probability is the relevance model's probability that one of the
+	// first candidates is relevant (rerank.Inject.Any), when it decides.
+	Probability float64
 	// UnknownNames are the names in the message that none of the person's
-	// episodes holds, looked up when the gate checks names.
+	// episodes holds, looked up when the gate checks names or the relevance
+	// model weighs them.
 	UnknownNames []string
 	Picked       int
 	// Prepare is the time from the request to the searches: the recent
@@ -178,8 +190,9 @@ type retrieval struct {
 	byID      map[int64]episode.Episode // the ranked candidates' episodes
 	query     rerank.Query
 	scored    []rerank.Scored
-	unknown   []string // the message's names the memory never held
-	declined  bool     // the gate declined the retrieval
+	unknown   []string  // the message's names the memory never held
+	declined  bool      // the gate declined the retrieval
+	probs     []float64 // the relevance model's of the first candidates (rerank.Inject)
 }
 
 // New returns a Retriever over store with opts, or an error naming the first

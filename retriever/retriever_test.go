@@ -84,7 +84,7 @@ func TestRetrieveFindsThePastExchange(t *testing.T) {
 		t.Fatalf("top hit = %+v, want the ramen episode %d", res.Hits, ids[0])
 	}
 	h := res.Hits[0]
-	if h.Relevance.String() != "high" || !strings.HasPrefix(h.Reason, "heuristic rerank: score=") || h.RRFNorm != 1 {
+	if h.Relevance.String() != "high" || !strings.HasPrefix(h.Reason, "relevance model: p=") || !strings.Contains(h.Reason, "heuristic rerank: score=") || h.RRFNorm != 1 {
 		t.Fatalf("top hit parts: %+v", h)
 	}
 	tr := res.Trace
@@ -128,12 +128,12 @@ func TestRetrieveHugeMessage(t *testing.T) {
 	seed(t, s)
 	r := newRetriever(t, s, retriever.DefaultOptions())
 	huge := strings.Repeat("ラーメンの話をしよう。", 1<<20/len("ラーメンの話をしよう。"))
-	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: huge, Recent: []retriever.Message{}, Now: now})
+	res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: huge, Recent: []retriever.Message{}, Now: now, WithCandidates: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) == 0 {
-		t.Fatal("a 1 MB message about ramen found nothing")
+	if !slices.ContainsFunc(res.Candidates, func(h retriever.Hit) bool { return strings.Contains(h.Episode.UserText, "ラーメン") }) {
+		t.Fatalf("a 1 MB message about ramen found nothing: %+v", res.Candidates)
 	}
 	// The BM25 query is clipped to MaxQueryChars characters and MaxQueryTerms terms.
 	if n := strings.Count(res.Trace.BM25Match[0], `"`) / 2; n > retriever.DefaultMaxQueryTerms {
@@ -641,8 +641,9 @@ func TestGateAdmitsTheTimeWindow(t *testing.T) {
 
 // TestGateDeclinesUnknownNames: a question about someone the person's
 // memory never held injects nothing, though its other words match; the same
-// question asked of the memory that holds the name still injects, and
-// without UnknownNames the coverage gate alone lets it through.
+// question asked of the memory that holds the name still injects. So it is
+// with the relevance model (the default) and with the rules' gate; without
+// UnknownNames the rules' coverage gate alone lets it through.
 func TestGateDeclinesUnknownNames(t *testing.T) {
 	s := newStore(t, tokenize.KagomeSnowball())
 	add(t, s,
@@ -659,17 +660,75 @@ func TestGateDeclinesUnknownNames(t *testing.T) {
 		}
 		return res
 	}
-	o := retriever.DefaultOptions()
-	if res := ask(o, "jon"); len(res.Hits) != 0 || !slices.Equal(res.Trace.UnknownNames, []string{"carolin"}) || res.Trace.Declined == "" {
-		t.Errorf("jon, who never spoke of Caroline: hits %d, unknown names %q, declined %q", len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
+	rules := retriever.DefaultOptions()
+	rules.Rank.Inject = rerank.Inject{}
+	// the gate of the default preset before the relevance model
+	rules.Rank.Gate = rerank.Gate{MinCoverage: 0.29, Depth: rerank.DefaultGateDepth, UnknownNames: true}
+	for _, o := range []retriever.Options{retriever.DefaultOptions(), rules} {
+		if res := ask(o, "jon"); len(res.Hits) != 0 || !slices.Equal(res.Trace.UnknownNames, []string{"carolin"}) || res.Trace.Declined == "" {
+			t.Errorf("model %v: jon, who never spoke of Caroline: hits %d, unknown names %q, declined %q", o.Rank.Inject.On(), len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
+		}
+		if res := ask(o, "mel"); len(res.Hits) == 0 || res.Hits[0].Episode.User != "mel" || len(res.Trace.UnknownNames) != 0 {
+			t.Errorf("model %v: mel, who did: hits %d, unknown names %q, declined %q", o.Rank.Inject.On(), len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
+		}
 	}
-	if res := ask(o, "mel"); len(res.Hits) == 0 || res.Hits[0].Episode.User != "mel" || len(res.Trace.UnknownNames) != 0 {
-		t.Errorf("mel, who did: hits %d, unknown names %q, declined %q", len(res.Hits), res.Trace.UnknownNames, res.Trace.Declined)
-	}
+	o := rules
 	o.Rank.Gate.UnknownNames = false
 	if res := ask(o, "jon"); len(res.Hits) == 0 || res.Trace.UnknownNames != nil {
 		t.Errorf("without UnknownNames: hits %d, unknown names %q: the test no longer shows what the gate adds", len(res.Hits), res.Trace.UnknownNames)
 	}
+}
+
+// TestRelevanceModelDecides: in the default preset the relevance model
+// decides: hits carry their probability, the first is High, the trace the
+// retrieval's probability; an unrelated message injects nothing and says
+// why; the threshold is the knob.
+func TestRelevanceModelDecides(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	o := retriever.DefaultOptions()
+	if !o.Rank.Inject.On() {
+		t.Fatal("the default preset has no relevance model")
+	}
+	r := newRetriever(t, s, o)
+	ask := func(r *retriever.Retriever, text string) retriever.Result {
+		t.Helper()
+		res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: text, Recent: []retriever.Message{}, Now: now, WithCandidates: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := ask(r, "駅前の新しいラーメン屋の味噌ラーメン")
+	if len(res.Hits) == 0 || res.Hits[0].Relevance != rerank.High || res.Trace.Probability < o.Rank.Inject.Threshold {
+		t.Fatalf("hits %+v, probability %v: want a High first hit", res.Hits, res.Trace.Probability)
+	}
+	for _, h := range res.Hits {
+		if h.Probability < o.Rank.Inject.Level || h.Probability >= 1 || !strings.HasPrefix(h.Reason, "relevance model: p=") {
+			t.Errorf("hit %s: probability %v, reason %q", h.Episode.UserText, h.Probability, h.Reason)
+		}
+	}
+	for i, c := range res.Candidates {
+		if judged := i < o.Rank.Inject.Depth; judged != (c.Probability > 0) {
+			t.Errorf("candidate %d: probability %v", i, c.Probability)
+		}
+	}
+	res = ask(r, "量子コンピュータって何？")
+	if len(res.Hits) != 0 || !strings.Contains(res.Trace.Declined, "relevance model") || res.Trace.Probability >= o.Rank.Inject.Threshold {
+		t.Errorf("an unrelated message: hits %d, declined %q, probability %v", len(res.Hits), res.Trace.Declined, res.Trace.Probability)
+	}
+	o.Rank.Inject.Threshold = 1
+	if res := ask(newRetriever(t, s, o), "駅前の新しいラーメン屋の味噌ラーメン"); len(res.Hits) != 0 {
+		t.Errorf("threshold 1: %d hits", len(res.Hits))
+	}
+}
+
+// rulesPickAll returns the default options deciding by rules, none set: the
+// picks are the first candidates in rank order, for the tests of the ranking.
+func rulesPickAll() retriever.Options {
+	o := retriever.DefaultOptions()
+	o.Rank.Inject = rerank.Inject{}
+	return o
 }
 
 // TestNeighborShare: a candidate that is the person's exchange just after the
@@ -691,7 +750,7 @@ func TestNeighborShare(t *testing.T) {
 	req := retriever.Request{User: "haruka", Text: "嵐山の紅葉、見に行く計画どうなったっけ", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
 	rank := func(share float64) (retriever.Result, int) {
 		t.Helper()
-		o := retriever.DefaultOptions()
+		o := rulesPickAll()
 		o.Rank.Neighbors.Share = share
 		res, err := newRetriever(t, s, o).Retrieve(ctx, req)
 		if err != nil {
@@ -884,7 +943,7 @@ func TestNeighborFetch(t *testing.T) {
 		req := retriever.Request{User: "haruka", Text: "ゴルフの打ちっぱなし、最近行けてないな", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
 		run := func(fetch int) retriever.Result {
 			t.Helper()
-			o := retriever.DefaultOptions()
+			o := rulesPickAll()
 			o.Vector.K = 0 // BM25 alone: the hash vectors of a small store would find every episode
 			o.Rank.Neighbors.Fetch = fetch
 			res, err := newRetriever(t, s, o).Retrieve(ctx, req)

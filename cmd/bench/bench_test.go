@@ -218,8 +218,10 @@ func TestTrainSmoke(t *testing.T) {
 	writeSuite(t, dir)
 	modelPath := filepath.Join(t.TempDir(), "model.json")
 	jsonPath := filepath.Join(t.TempDir(), "train.json")
-	out := runBench(t, "train", "-suite", dir, "-trees", "5", "-thresholds", "0.3,0.6", "-o", modelPath, "-json", jsonPath)
-	for _, want := range []string{"expected calibration error", "0.9–1.0", "deliv-R", "0.30", "0.60", "model: " + modelPath} {
+	plotPath := filepath.Join(t.TempDir(), "reliability.svg")
+	rowsPath := filepath.Join(t.TempDir(), "rows.tsv")
+	out := runBench(t, "train", "-suite", dir, "-trees", "5", "-thresholds", "0.3,0.6", "-o", modelPath, "-json", jsonPath, "-plot", plotPath, "-rows", rowsPath)
+	for _, want := range []string{"expected calibration error", "0.9–1.0", "deliv-R", "0.30", "0.60", "model: " + modelPath, "plot: " + plotPath} {
 		if !strings.Contains(out, want) {
 			t.Errorf("train output lacks %q:\n%s", want, out)
 		}
@@ -234,6 +236,17 @@ func TestTrainSmoke(t *testing.T) {
 	}
 	if r := readReport(t, jsonPath); len(r.Results) == 0 {
 		t.Error("no train results in the JSON")
+	}
+	if st, err := os.Stat(plotPath); err != nil || st.Size() == 0 {
+		t.Errorf("plot: %v", err)
+	}
+	rows, err := os.ReadFile(rowsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(rows)), "\n")
+	if len(lines) < 2 || len(strings.Split(lines[0], "\t")) != 6+rerank.NumFeatures || len(strings.Split(lines[1], "\t")) != 6+rerank.NumFeatures {
+		t.Errorf("rows: %d lines, header %q", len(lines), lines[0])
 	}
 }
 
@@ -279,8 +292,14 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 	// The live order of the default retriever is replayed exactly, the
 	// neighbours it added included. With other weights a retrieval may add
 	// other neighbours, which the replay cannot know: the variants retrieve
-	// without Neighbors.Fetch.
+	// without Neighbors.Fetch. tune replays the rules of the decision, so
+	// the relevance model is off (as tune turns it off).
 	live := mem.Retriever.Options()
+	live.Rank.Inject = rerank.Inject{}
+	ruled, err := retriever.New(mem.Store, live)
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := live
 	base.Rank.Neighbors.Fetch = 0
 	fixed, err := retriever.New(mem.Store, base)
@@ -328,7 +347,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			req.Text = "そういえば" + gen.pick(genNouns) + "はどう？"
 		}
 		q := dataset.Query{User: "mio"}
-		for _, r := range []*retriever.Retriever{mem.Retriever, gapped} {
+		for _, r := range []*retriever.Retriever{ruled, gapped} {
 			res, err := r.Retrieve(ctx, req)
 			if err != nil {
 				t.Fatal(err)
@@ -353,7 +372,7 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 			switch {
 			case r == gapped && res.Trace.Neighbors > 0:
 				t.Fatalf("query %d: %d neighbours raised across a 30-minute gap", i, res.Trace.Neighbors)
-			case r == mem.Retriever && res.Trace.Neighbors > 0:
+			case r == ruled && res.Trace.Neighbors > 0:
 				raised++
 				if res.Trace.NeighborsAdded > 0 {
 					added++

@@ -13,12 +13,14 @@
 //	         delivers (deliv-R: delivered recall, ev-prec: evidence precision,
 //	         inj/q: injected episodes per query, every query counted) on suites
 //	         in the ../shared/eval format, per suite, category and configuration
-//	tune     sweep the High/Medium thresholds (and optionally the rerank
-//	         weights) offline from one retrieval per query, with a plot
+//	tune     sweep the rules of the inject decision, the gate and the
+//	         High/Medium thresholds (and optionally the rerank weights),
+//	         offline from one retrieval per query, with a plot; the relevance
+//	         model is off while it runs (train studies its threshold)
 //	train    fit the relevance model of the inject decision (rerank.Fit) on
 //	         half of each suite's people or queries, and report its
 //	         calibration and its decision at several thresholds on the other
-//	         half; -o writes the model
+//	         half; -o writes the model, -rows the candidates' features
 //
 // Every mode prints a table to stdout and, with -json FILE, writes its figures
 // as one JSON object.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -14,6 +13,10 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 )
 
 // trainQuery is one query's live retrieval, as rows of the relevance model:
@@ -47,11 +50,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var f suiteFlags
 	f.register(fs)
 	out := fs.String("o", "", "write the fitted model (JSON) to this `file`")
-	top := fs.Int("top", 2*rerank.DefaultMaxResults, "candidates of each query the model is fitted and judged on")
+	top := fs.Int("top", rerank.DefaultInjectDepth, "candidates of each query the model is fitted and judged on (rerank.Inject.Depth)")
+	skip := fs.String("skip", "recent-turns", "categories (comma list) left out of the fit, still reported: those whose labels the ranking cannot reach (sui-ja-dev recent-turns: docs/quality.md)")
 	trees := fs.Int("trees", rerank.DefaultFitOptions().Trees, "boosting rounds")
 	depth := fs.Int("depth", rerank.DefaultFitOptions().Depth, "depth of each tree")
-	thresholds := fs.String("thresholds", "0.4,0.5,0.6,0.7", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
-	level := fs.Float64("level", 0.15, "the least probability of an injected candidate (rerank.Inject.Level)")
+	thresholds := fs.String("thresholds", "0.35,0.4,0.45,0.5,0.6", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
+	level := fs.Float64("level", rerank.DefaultInjectLevel, "the least probability of an injected candidate (rerank.Inject.Level)")
+	plotPath := fs.String("plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
+	dump := fs.String("rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -67,6 +73,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// The features do not depend on the decision; without it, a model that
+	// no longer loads (new features) can be refitted.
+	cfg.Opts.Rank.Inject = rerank.Inject{}
 	emb, err := f.emb.embedder()
 	if err != nil {
 		return err
@@ -112,10 +121,19 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		qs = append(qs, got...)
 	}
+	if *dump != "" {
+		if err := writeRows(*dump, qs); err != nil {
+			return err
+		}
+	}
+	skipped := map[string]bool{}
+	for _, c := range strings.Split(*skip, ",") {
+		skipped[strings.TrimSpace(c)] = true
+	}
 	var xs [][]float64
 	var ys []float64
 	for _, q := range qs {
-		if !q.held {
+		if !q.held && !skipped[q.category] {
 			xs, ys = append(xs, q.xs...), append(ys, q.ys...)
 		}
 	}
@@ -146,6 +164,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "held-back half: %d candidates, expected calibration error %.4f\n\n", len(ps), ece)
 	rel.write(stdout, f.md)
+	if *plotPath != "" {
+		if err := plotReliability(*plotPath, bins, ece); err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		fmt.Fprintf(stdout, "plot: %s\n", *plotPath)
+	}
 
 	dec := &table{header: []string{"suite", "category", "threshold", "n", "n0", "deliv-R", "ev-prec", "inj/q", "false-inj"}, left: 2}
 	type cell struct {
@@ -172,7 +196,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
 				o.relevant[fmt.Sprintf("missing:%d", k)] = true
 			}
-			in := rerank.Inject{Threshold: th, Level: *level, AnyDepth: rerank.DefaultMaxResults}
+			in := rerank.Inject{Threshold: th, Level: *level, AnyDepth: rerank.DefaultInjectAnyDepth}
 			for _, p := range in.Select(q.ranked, probs[i], sel) {
 				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
 			}
@@ -205,14 +229,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "\n%d queries in %v\n", len(qs), time.Since(start).Round(time.Second))
 
 	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": dirs,
-		"split": "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
-		"top":   *top, "trees": fo.Trees, "depth": fo.Depth, "candidates": len(xs), "held_back_ece": ece, "embedder": emb.Identity().String()}
+		"split":   "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
+		"skipped": *skip, "top": *top, "trees": fo.Trees, "depth": fo.Depth, "candidates": len(xs), "held_back_ece": ece, "embedder": emb.Identity().String()}
 	if *out != "" {
-		b, err := json.MarshalIndent(m, "", " ")
+		b, err := m.Encode()
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(*out, b, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "model: %s\n", *out)
@@ -233,4 +257,46 @@ func indexOf(scored []rerank.Scored, id int64) int {
 		}
 	}
 	return -1
+}
+
+// writeRows writes the candidate rows of qs as TSV, a header first, for
+// fitting or studying a model outside bench.
+func writeRows(path string, qs []trainQuery) error {
+	var b strings.Builder
+	b.WriteString("suite\tcategory\tquery\theld\trelevant\ty\t" + strings.Join(rerank.FeatureNames, "\t") + "\n")
+	for i, q := range qs {
+		for j, x := range q.xs {
+			fmt.Fprintf(&b, "%s\t%s\t%d\t%v\t%d\t%v", q.suite, q.category, i, q.held, q.relevant, q.ys[j])
+			for _, v := range x {
+				fmt.Fprintf(&b, "\t%g", v)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("train: rows: %w", err)
+	}
+	return nil
+}
+
+// plotReliability draws the observed share of relevant candidates against
+// the predicted probability, bin by bin, with the diagonal of a perfectly
+// calibrated model.
+func plotReliability(path string, bins []rerank.Bin, ece float64) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("relevance model, held-back half: ECE %.4f", ece)
+	p.X.Label.Text = "predicted P(relevant)"
+	p.Y.Label.Text = "observed share relevant"
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.Legend.Top, p.Legend.Left = true, true
+	var pts plotter.XYs
+	for _, b := range bins {
+		if b.N > 0 {
+			pts = append(pts, plotter.XY{X: b.Predicted, Y: b.Observed})
+		}
+	}
+	if err := plotutil.AddLinePoints(p, "model (one point per bin)", pts, "perfect calibration", plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}}); err != nil {
+		return err
+	}
+	return p.Save(5*vg.Inch, 5*vg.Inch, path)
 }

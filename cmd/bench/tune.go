@@ -327,6 +327,9 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// tune sweeps the rules of the decision (the gate, Medium, High); a
+	// relevance model's threshold is studied by bench train.
+	cfg.Opts.Rank.Inject = rerank.Inject{}
 	ro := cfg.Opts.Rank
 	highs, err := parseRange(*highFlag)
 	if err != nil {

@@ -24,16 +24,18 @@ type hitJSON struct {
 	Sensitivity int       `json:"sensitivity"`
 	Relevance   string    `json:"relevance,omitempty"` // high or medium; unset for candidates
 	Reason      string    `json:"reason,omitempty"`
-	Score       float64   `json:"score"` // the final rerank score
-	RRF         float64   `json:"rrf"`   // the fused score
-	RRFNorm     float64   `json:"rrf_norm"`
-	Lex         float64   `json:"lex"`
-	Rec         float64   `json:"rec"`
-	Coverage    float64   `json:"coverage"`            // the IDF-weighted share of the message's terms it holds, when computed
-	Proximity   float64   `json:"proximity"`           // the IDF-weighted share of the message's adjacent term pairs it holds near and in order, with coverage
-	Cosine      float64   `json:"cosine"`              // to the message alone, when its vector search found the episode
-	LexMessage  float64   `json:"lex_message"`         // trigram Dice with the message alone, when computed
-	InWindow    bool      `json:"in_window,omitempty"` // inside the time window the message names
+	// Probability is the relevance model's P(relevant), when it decides.
+	Probability float64 `json:"probability,omitempty"`
+	Score       float64 `json:"score"` // the final rerank score
+	RRF         float64 `json:"rrf"`   // the fused score
+	RRFNorm     float64 `json:"rrf_norm"`
+	Lex         float64 `json:"lex"`
+	Rec         float64 `json:"rec"`
+	Coverage    float64 `json:"coverage"`            // the IDF-weighted share of the message's terms it holds, when computed
+	Proximity   float64 `json:"proximity"`           // the IDF-weighted share of the message's adjacent term pairs it holds near and in order, with coverage
+	Cosine      float64 `json:"cosine"`              // to the message alone, when its vector search found the episode
+	LexMessage  float64 `json:"lex_message"`         // trigram Dice with the message alone, when computed
+	InWindow    bool    `json:"in_window,omitempty"` // inside the time window the message names
 }
 
 // traceJSON is retriever.Trace.
@@ -41,7 +43,10 @@ type traceJSON struct {
 	Skipped  string `json:"skipped,omitempty"`
 	Degraded string `json:"degraded,omitempty"` // why the vector arm did not run
 	Window   string `json:"window,omitempty"`   // the message's time expression and its window
-	Declined string `json:"declined,omitempty"` // why the gate injected nothing
+	Declined string `json:"declined,omitempty"` // why the gate or the relevance model injected nothing
+	// Probability is the relevance model's that one of the first candidates
+	// is relevant, when it decides.
+	Probability float64 `json:"probability,omitempty"`
 	// UnknownNames are the message's names that the person's memory never held.
 	UnknownNames []string `json:"unknown_names,omitempty"`
 	Queries      []string `json:"queries"`
@@ -84,7 +89,7 @@ func toHitJSON(h retriever.Hit) hitJSON {
 	e := h.Episode
 	out := hitJSON{ID: e.ID, ExternalID: e.ExternalID, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText,
 		OccurredAt: e.OccurredAt, Source: e.Source, Kind: int(e.Kind), State: int(e.State), Sensitivity: int(e.Sensitivity),
-		Reason: h.Reason, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage,
+		Reason: h.Reason, Probability: h.Probability, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage,
 		Proximity: h.Proximity, Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow}
 	if h.Relevance != 0 {
 		out.Relevance = h.Relevance.String()
@@ -114,7 +119,7 @@ func toTraceJSON(t retriever.Trace) traceJSON {
 		}
 		return s
 	}
-	return traceJSON{Skipped: t.Skipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
+	return traceJSON{Skipped: t.Skipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, Probability: t.Probability, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
 		KNNHits: nonNilInts(t.KNNHits), BM25Hits: nonNilInts(t.BM25Hits),
 		Candidates: t.Candidates, Fetched: t.Fetched, Echoes: t.Echoes, Neighbors: t.Neighbors, NeighborsAdd: t.NeighborsAdded, Gated: t.Gated, Picked: t.Picked,
 		EmbedUS: us(t.Embed), KNNUS: us(t.KNN), BM25US: us(t.BM25), FuseUS: us(t.Fuse), FetchUS: us(t.Fetch),

@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/rerank"
 )
 
 // clearEnv keeps the environment of the machine out of the tests.
@@ -294,7 +295,7 @@ func TestRetrieve(t *testing.T) {
 			t.Errorf("pack (the default preset: no reasons):\n%s", out)
 		}
 		out = mustRun(t, append(base, "-no-context", "-pack", "-reasons", "麺屋こはくの味噌バターラーメン")...)
-		if !strings.Contains(out, "→ 関連: heuristic rerank: score=") {
+		if !strings.Contains(out, "→ 関連: relevance model: p=0.9") {
 			t.Errorf("pack -reasons:\n%s", out)
 		}
 		out = mustRun(t, append(base, "-no-context", "-pack", "-strategy", "summarize", "-json", "麺屋こはくの味噌バターラーメン")...)
@@ -321,6 +322,46 @@ func TestRetrieve(t *testing.T) {
 		}
 		if n := hits("-max-age-days", "7", "麺屋こはくの味噌バターラーメン"); n != 0 {
 			t.Errorf("-max-age-days 7: %d hits, want none", n)
+		}
+	})
+	t.Run("inject threshold and model", func(t *testing.T) {
+		hits := func(args ...string) []hitJSON {
+			var res resultJSON
+			if err := json.Unmarshal([]byte(mustRun(t, append(append(base, "-no-context", "-json"), args...)...)), &res); err != nil {
+				t.Fatal(err)
+			}
+			return res.Hits
+		}
+		const msg = "麺屋こはくの味噌バターラーメン"
+		def := hits(msg)
+		if len(def) == 0 || def[0].Probability <= 0 || def[0].Probability >= 1 {
+			t.Fatalf("default: hits %+v, want some with their probability", def)
+		}
+		if got := hits("-inject-threshold", "1", msg); len(got) != 0 {
+			t.Errorf("-inject-threshold 1: %d hits, want none", len(got))
+		}
+		// The built-in model from a file decides alike.
+		m, err := rerank.DefaultModel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := m.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "model.json")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := hits("-relevance-model", file, msg); len(got) != len(def) || got[0].Probability != def[0].Probability {
+			t.Errorf("-relevance-model (the built-in one): %+v, want %+v", got, def)
+		}
+		if err := os.WriteFile(file, []byte(`{"features": ["rank"]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runCLI(t, append(append(base, "-no-context", "-relevance-model", file), msg)...)
+		if code != 1 || !strings.Contains(errOut, "-relevance-model "+file) || !strings.Contains(errOut, "refit") {
+			t.Errorf("a model of other features: exit %d, %q", code, errOut)
 		}
 	})
 	t.Run("unknown person", func(t *testing.T) {
@@ -436,6 +477,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-recent", "user:hi", "-no-context", "a"}, "give one of"},
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-strategy", "all", "-pack", "a"}, "-strategy"},
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-max-age-days", "-3", "a"}, "-max-age-days"},
+		{[]string{"retrieve", "-db", db, "-user", "haruka", "-inject-threshold", "1.5", "a"}, "-inject-threshold 1.5"},
+		{[]string{"retrieve", "-db", db, "-user", "haruka", "-preset", "reference", "-inject-threshold", "0.5", "a"}, "decides by rules"},
 		{[]string{"retrieve", "-db", db, "-user", "haruka", "-context", "/nonexistent.json", "a"}, "-context"},
 		{[]string{"retrieve", "-db", db, "-embedder", "magic", "-user", "haruka", "a"}, `-embedder "magic"`},
 		{[]string{"retrieve", "-db", db, "-embedder", "openai", "-user", "haruka", "a"}, "needs -model"},

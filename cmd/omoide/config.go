@@ -15,6 +15,8 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/retriever"
 )
 
 // stdin is what "-" reads; tests replace it.
@@ -39,12 +41,16 @@ type storeConfig struct {
 	// maxAgeDays is -max-age-days for the commands that retrieve
 	// (addRetrieveFlags); -1: the preset's.
 	maxAgeDays int
+	// threshold and model are -inject-threshold (-1: the preset's) and
+	// -relevance-model ("": the preset's).
+	threshold float64
+	model     string
 }
 
 // addStoreFlags registers the shared flags on fs, with their environment
 // fallbacks.
 func addStoreFlags(fs *flag.FlagSet) *storeConfig {
-	c := &storeConfig{maxAgeDays: -1}
+	c := &storeConfig{maxAgeDays: -1, threshold: -1}
 	fs.StringVar(&c.db, "db", cli.EnvOr(envDB, "omoide.db"), "the store, a SQLite database `file` (env "+envDB+")")
 	c.emb.Register(fs)
 	fs.StringVar(&c.preset, "preset", cli.EnvOr(envPreset, omoide.PresetDefault), "the retriever preset: default or reference (env "+envPreset+")")
@@ -55,6 +61,10 @@ func addStoreFlags(fs *flag.FlagSet) *storeConfig {
 func (c *storeConfig) addRetrieveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxAgeDays, "max-age-days", -1,
 		"search only the episodes of the last `N` days (0: any age; default: the preset's: any for default, 365 for reference)")
+	fs.Float64Var(&c.threshold, "inject-threshold", -1,
+		fmt.Sprintf("inject when the relevance model's probability that one of the first candidates is relevant reaches `P`: higher, fewer and surer episodes (default preset: %.2f; docs/quality.md)", rerank.DefaultInjectThreshold))
+	fs.StringVar(&c.model, "relevance-model", "",
+		"decide with the relevance model in this JSON `file` (made by \"bench train -o\" on your own labelled data) instead of the built-in one")
 }
 
 // validate checks the shared flags; every error it returns is a usage error.
@@ -67,6 +77,9 @@ func (c *storeConfig) validate() error {
 	}
 	if c.maxAgeDays < -1 {
 		return fmt.Errorf("%w: -max-age-days %d: want 0 (any age) or more", errUsage, c.maxAgeDays)
+	}
+	if c.threshold != -1 && (c.threshold < 0 || c.threshold > 1) {
+		return fmt.Errorf("%w: -inject-threshold %v: want a probability from 0 to 1", errUsage, c.threshold)
 	}
 	return c.emb.Validate()
 }
@@ -88,6 +101,41 @@ func (c *storeConfig) pack() memorypack.Options {
 	return p.Pack
 }
 
+// retrieverOptions returns the preset's retriever options with the retrieve
+// flags applied, or nil when none is set.
+func (c *storeConfig) retrieverOptions() (*retriever.Options, error) {
+	if c.maxAgeDays < 0 && c.threshold < 0 && c.model == "" {
+		return nil, nil
+	}
+	p, _ := omoide.LookupPreset(c.preset) // validated
+	o := p.Retriever
+	if c.maxAgeDays >= 0 {
+		o.Filter.MaxAgeDays = c.maxAgeDays
+	}
+	in := &o.Rank.Inject
+	if c.model != "" {
+		b, err := os.ReadFile(c.model)
+		if err != nil {
+			return nil, fmt.Errorf("-relevance-model: %w", err)
+		}
+		m, err := rerank.LoadModel(b)
+		if err != nil {
+			return nil, fmt.Errorf("-relevance-model %s: %w", c.model, err)
+		}
+		if !in.On() { // a preset decided by rules: the model's defaults
+			*in = rerank.DefaultOptions().Inject
+		}
+		in.Model = m
+	}
+	if c.threshold >= 0 {
+		if !in.On() {
+			return nil, fmt.Errorf("%w: -inject-threshold: the %s preset decides by rules, not by a relevance model (give -relevance-model too)", errUsage, c.preset)
+		}
+		in.Threshold = c.threshold
+	}
+	return &o, nil
+}
+
 // openMemory opens the memory the flags describe; the store is created when
 // it is missing unless mustExist.
 func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memorypack.Options) (*omoide.Memory, error) {
@@ -106,10 +154,8 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	// The zone of the evidence dates is the person's zone for everything:
 	// time expressions and day windows too.
 	cfg := omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location}
-	if c.maxAgeDays >= 0 {
-		p, _ := omoide.LookupPreset(c.preset) // validated
-		cfg.Retriever = &p.Retriever
-		cfg.Retriever.Filter.MaxAgeDays = c.maxAgeDays
+	if cfg.Retriever, err = c.retrieverOptions(); err != nil {
+		return nil, err
 	}
 	mem, err := omoide.Open(ctx, cfg)
 	if err != nil {

@@ -278,8 +278,14 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	preq["reasons"] = true
 	out = c.expect(200, "POST", "/v1/pack", preq, true)
-	if section, _ := out["section"].(string); !strings.Contains(section, "→ 関連: heuristic rerank: score=") {
+	if section, _ := out["section"].(string); !strings.Contains(section, "→ 関連: relevance model: p=0.9") {
 		t.Errorf("pack with reasons: %v", out)
+	}
+	if tr, _ := out["trace"].(map[string]any); tr["probability"] == nil {
+		t.Errorf("pack: no probability in the trace: %v", out)
+	}
+	if hs, _ := out["hits"].([]any); len(hs) == 0 || hs[0].(map[string]any)["probability"] == nil {
+		t.Errorf("pack: no probability on the hits: %v", out)
 	}
 	out = c.expect(200, "POST", "/v1/pack", map[string]any{"user": "nobody", "text": "ラーメン", "now": "2025-07-01T00:00:00Z"}, true)
 	if out["section"] != "" || out["inject"] != false {

@@ -1,0 +1,140 @@
+package rerank
+
+import (
+	_ "embed"
+	"fmt"
+	"sync"
+)
+
+// The relevance model's decision in the default preset (docs/quality.md,
+// "The inject decision").
+const (
+	DefaultInjectThreshold = 0.45 // the retrieval's probability that one of its first candidates is relevant
+	DefaultInjectLevel     = 0.15
+	DefaultInjectAnyDepth  = DefaultMaxResults
+	DefaultInjectDepth     = 2 * DefaultMaxResults // the candidates the model was fitted on
+)
+
+// Inject decides by probability what a retrieval injects. Model gives each
+// of the first Depth candidates its P(relevant) (Features, Model.Probability);
+// the retrieval injects when the probability that one of its first AnyDepth
+// candidates is relevant, 1 − Π(1 − p) (Any), reaches Threshold, and then the
+// candidates whose own probability reaches Level, near-copies skipped and at
+// most Selection.MaxResults. One threshold on each candidate alone is too
+// strict for conversations, whose relevant episodes are several, each of
+// moderate probability (docs/quality.md).
+//
+// With a Model, Inject replaces the Gate's thresholds and Selection's Medium
+// and High as the decision; a nil Model turns it off and they decide, as in
+// the reference preset.
+type Inject struct {
+	Model     *Model
+	Threshold float64 // the knob: precision against recall; 0 injects whenever a candidate reaches Level
+	Level     float64 // the least probability of an injected candidate; 0 admits every candidate
+	// AnyDepth is how many of the first candidates make up the retrieval's
+	// probability; 0: all of the first Depth.
+	AnyDepth int
+	// Depth is how many of the first candidates the model judges: those it
+	// was fitted on (cmd/bench train -top); must be set with a Model.
+	Depth int
+}
+
+//go:embed model.json
+var modelJSON []byte
+
+// DefaultModel returns the relevance model fitted for the default preset and
+// the hash embedder (model.json, made by the command in its "about"). It is
+// loaded once, on first use, and shared: a Model is read-only.
+var DefaultModel = sync.OnceValues(func() (*Model, error) { return LoadModel(modelJSON) })
+
+// defaultInject is the default preset's decision, with the embedded model.
+func defaultInject() Inject {
+	m, err := DefaultModel()
+	in := Inject{Model: m, Threshold: DefaultInjectThreshold, Level: DefaultInjectLevel,
+		AnyDepth: DefaultInjectAnyDepth, Depth: DefaultInjectDepth}
+	if err != nil {
+		in.Model = nil // Validate reports it
+	}
+	return in
+}
+
+// On reports whether the model decides.
+func (in Inject) On() bool { return in.Model != nil }
+
+func (in Inject) validate() error {
+	for _, v := range []struct {
+		name string
+		val  float64
+	}{{"Threshold", in.Threshold}, {"Level", in.Level}} {
+		if v.val < 0 || v.val > 1 {
+			return fmt.Errorf("option Rank.Inject.%s is %v, must be a probability in [0, 1]", v.name, v.val)
+		}
+	}
+	if in.AnyDepth < 0 || in.Depth < 0 {
+		return fmt.Errorf("option Rank.Inject.AnyDepth (%d) and Depth (%d) must be >= 0", in.AnyDepth, in.Depth)
+	}
+	if in.Model == nil && (in.Threshold > 0 || in.Level > 0 || in.Depth > 0) {
+		if _, err := DefaultModel(); err != nil {
+			return fmt.Errorf("option Rank.Inject.Model is nil: the embedded model does not load: %w", err)
+		}
+		return fmt.Errorf("option Rank.Inject.Model is nil while its threshold, level or depth is set")
+	}
+	if in.Model != nil && in.Depth == 0 {
+		return fmt.Errorf("option Rank.Inject.Depth is 0, must be set with a Model (the candidates it was fitted on)")
+	}
+	return nil
+}
+
+// Probabilities returns the model's P(relevant) of the first Depth of the
+// ranked candidates, whose retrieval measured s; nil without a Model.
+func (in Inject) Probabilities(scored []Scored, s Signals) []float64 {
+	if in.Model == nil || len(scored) == 0 {
+		return nil
+	}
+	n := len(scored)
+	if in.Depth > 0 {
+		n = min(n, in.Depth)
+	}
+	probs := make([]float64, n)
+	var x []float64
+	for i := range probs {
+		x = Features(scored, i, s, x)
+		probs[i] = in.Model.Probability(x)
+	}
+	return probs
+}
+
+// Any returns the probability that one of the first AnyDepth candidates is
+// relevant, their probabilities (probs[i]: the i-th candidate's) taken as
+// independent.
+func (in Inject) Any(probs []float64) float64 {
+	if in.AnyDepth > 0 {
+		probs = probs[:min(len(probs), in.AnyDepth)]
+	}
+	none := 1.0
+	for _, p := range probs {
+		none *= 1 - p
+	}
+	return 1 - none
+}
+
+// Select picks, in order among the first len(probs) candidates, those whose
+// probability reaches Level, near-copies of an earlier pick skipped and at
+// most o.MaxResults, when the retrieval's probability (Any) reaches
+// Threshold; else nothing. The first pick is High (it carries the
+// retrieval's decision), and so is any other whose own probability reaches
+// Threshold; the rest are Medium.
+func (in Inject) Select(scored []Scored, probs []float64, o Selection) []Pick {
+	if len(probs) == 0 || in.Any(probs) < in.Threshold {
+		return nil
+	}
+	picks := walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level })
+	for i := range picks {
+		p := &picks[i]
+		p.Probability = probs[p.at]
+		if p.Probability >= in.Threshold {
+			p.Relevance = High
+		}
+	}
+	return picks
+}

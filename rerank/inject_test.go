@@ -1,0 +1,167 @@
+package rerank
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/probabilities.golden")
+
+// TestInject: a retrieval injects when one of its first candidates is
+// probably relevant, and then every candidate of its own level; else nothing.
+// The first pick and any as probable as a retrieval must be are High.
+func TestInject(t *testing.T) {
+	scored := []Scored{{Candidate: Candidate{ID: 1}}, {Candidate: Candidate{ID: 2}}, {Candidate: Candidate{ID: 3}}}
+	in := Inject{Threshold: 0.5, Level: 0.2, AnyDepth: 2}
+	sel := Selection{MaxResults: 5}
+	ids := func(ps []Pick) (out []int64) {
+		for _, p := range ps {
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	// 1 − 0.7·0.6 = 0.58 ≥ 0.5: the two of level 0.2 or more.
+	got := in.Select(scored, []float64{0.3, 0.4, 0.1}, sel)
+	if len(got) != 2 || got[0].ID != 1 || got[1].ID != 2 {
+		t.Fatalf("picks %v, want 1 2", ids(got))
+	}
+	if got[0].Relevance != High || got[1].Relevance != Medium || got[0].Probability != 0.3 || got[1].Probability != 0.4 {
+		t.Errorf("picks %+v, want High 0.3 then Medium 0.4", got)
+	}
+	if !strings.HasPrefix(got[1].Reason(), "relevance model: p=0.400; heuristic rerank:") {
+		t.Errorf("reason %q", got[1].Reason())
+	}
+	// 1 − 0.9·0.8 = 0.28: nothing, though the third alone is 0.45.
+	if got := in.Select(scored, []float64{0.1, 0.2, 0.45}, sel); got != nil {
+		t.Errorf("picks %v, want none (only the first AnyDepth count)", ids(got))
+	}
+	got = in.Select(scored, []float64{0.2, 0.9, 0.6}, sel)
+	if len(got) != 3 || got[0].Relevance != High || got[1].Relevance != High || got[2].Relevance != High {
+		t.Errorf("picks %+v, want three High: the first, and two of 0.5 or more", got)
+	}
+	if got := in.Select(scored, []float64{0.9, 0.1, 0.1}, sel); len(got) != 1 || got[0].Relevance != High {
+		t.Errorf("picks %+v, want the first alone, High", got)
+	}
+	if got := in.Select(scored, nil, sel); got != nil {
+		t.Errorf("no probabilities: picks %v", ids(got))
+	}
+}
+
+// TestInjectValidate: the decision's fields are checked, and a threshold
+// without a model is an error, not a silent rule-based decision.
+func TestInjectValidate(t *testing.T) {
+	m, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		in   Inject
+		want string // in the error; "" for none
+	}{
+		{Inject{}, ""},
+		{DefaultOptions().Inject, ""},
+		{Inject{Model: m, Threshold: 1.2, Depth: 10}, "Rank.Inject.Threshold is 1.2"},
+		{Inject{Model: m, Level: -0.1, Depth: 10}, "Rank.Inject.Level is -0.1"},
+		{Inject{Model: m, Threshold: 0.4}, "Rank.Inject.Depth is 0"},
+		{Inject{Threshold: 0.4, Depth: 10}, "Rank.Inject.Model is nil"},
+		{Inject{Model: m, AnyDepth: -1, Depth: 10}, "AnyDepth (-1)"},
+	} {
+		o := DefaultOptions()
+		o.Inject = tt.in
+		err := o.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v: %v", tt.in, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%+v: error %v, want one with %q", tt.in, err, tt.want)
+		}
+	}
+	if ReferenceOptions().Inject.On() {
+		t.Error("the reference preset decides by a model; it keeps its rules")
+	}
+}
+
+// probabilityCases are fixed feature vectors of the candidates a companion
+// meets; the committed model's probabilities for them are golden.
+func probabilityCases() []struct {
+	name   string
+	scored []Scored
+	i      int
+	s      Signals
+} {
+	strong := Scored{Candidate: Candidate{Parts: Parts{RRFNorm: 1, Lex: 0.3, LexMessage: 0.35, Coverage: 0.9, Proximity: 0.7, Cosine: 0.6}}, Final: 1.2}
+	middling := Scored{Candidate: Candidate{Parts: Parts{RRFNorm: 0.9, Lex: 0.1, LexMessage: 0.1, Coverage: 0.45, Proximity: 0.2, Cosine: 0.3}}, Final: 0.8}
+	weak := Scored{Candidate: Candidate{Parts: Parts{RRFNorm: 0.8, Lex: 0.02, LexMessage: 0.02, Coverage: 0.1, Cosine: 0.1}}, Final: 0.5}
+	window := weak
+	window.InWindow = true
+	ja := Signals{Strength: 0.6, Terms: 5, Kana: 0.6, Han: 0.4}
+	en := Signals{Strength: 1, Terms: 6, Latin: 1}
+	named := ja
+	named.UnknownNames = 1
+	return []struct {
+		name   string
+		scored []Scored
+		i      int
+		s      Signals
+	}{
+		{"ja strong first", []Scored{strong, middling, weak}, 0, ja},
+		{"ja middling second", []Scored{strong, middling, weak}, 1, ja},
+		{"ja weak third", []Scored{strong, middling, weak}, 2, ja},
+		{"ja middling first", []Scored{middling, weak}, 0, ja},
+		{"ja weak first", []Scored{weak, weak}, 0, ja},
+		{"ja weak first in window", []Scored{window, weak}, 0, ja},
+		{"ja strong first, unknown name", []Scored{strong, middling}, 0, named},
+		{"en strong first", []Scored{strong, middling, weak}, 0, en},
+		{"en weak first", []Scored{weak, weak}, 0, en},
+	}
+}
+
+// TestDefaultModel: the committed model loads, gives the golden
+// probabilities (testdata/probabilities.golden; -update rewrites it after a
+// refit) and orders the fixed cases as a reader would.
+func TestDefaultModel(t *testing.T) {
+	m, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Trees) == 0 || m.About["command"] == nil {
+		t.Fatalf("the model has %d trees and no command in about: %v", len(m.Trees), m.About)
+	}
+	p := map[string]float64{}
+	var b strings.Builder
+	for _, c := range probabilityCases() {
+		p[c.name] = m.Probability(Features(c.scored, c.i, c.s, nil))
+		fmt.Fprintf(&b, "%-32s %.4f\n", c.name, p[c.name])
+	}
+	path := filepath.Join("testdata", "probabilities.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("probabilities differ from %s (refit? run with -update and review):\ngot:\n%swant:\n%s", path, b.String(), want)
+	}
+	for _, o := range [][2]string{
+		{"ja strong first", "ja weak first"},
+		{"ja strong first", "ja middling second"},
+		{"ja middling second", "ja weak third"},
+		{"ja strong first", "ja strong first, unknown name"},
+		{"en strong first", "en weak first"},
+	} {
+		if p[o[0]] <= p[o[1]] {
+			t.Errorf("P(%s) = %.4f, not above P(%s) = %.4f", o[0], p[o[0]], o[1], p[o[1]])
+		}
+	}
+	if p["ja strong first"] < DefaultInjectThreshold || p["ja weak first"] >= DefaultInjectThreshold {
+		t.Errorf("strong %.4f, weak %.4f: want the threshold %.2f between them", p["ja strong first"], p["ja weak first"], DefaultInjectThreshold)
+	}
+}
