@@ -165,3 +165,21 @@ func TestDefaultModel(t *testing.T) {
 		t.Errorf("strong %.4f, weak %.4f: want the threshold %.2f between them", p["ja strong first"], p["ja weak first"], DefaultInjectThreshold)
 	}
 }
+
+// BenchmarkInject is the decision's cost in a retrieval: the probabilities
+// of the first ten of sixty candidates and the picks.
+func BenchmarkInject(b *testing.B) {
+	in := DefaultOptions().Inject
+	c := probabilityCases()[0]
+	scored := make([]Scored, 60)
+	for i := range scored {
+		scored[i] = c.scored[i%len(c.scored)]
+		scored[i].ID = int64(i)
+	}
+	sel := DefaultOptions().Select
+	b.ReportAllocs()
+	for b.Loop() {
+		probs := in.Probabilities(scored, c.s)
+		in.Select(scored, probs, sel)
+	}
+}

@@ -26,6 +26,7 @@ func BenchmarkRetrieve(b *testing.B) {
 	}{
 		{"reference", tokenize.Raw(), retriever.ReferenceOptions(), -1},
 		{"default", tokenize.KagomeSnowball(), retriever.DefaultOptions(), 0},
+		{"default-rules", tokenize.KagomeSnowball(), rulesPickAll(), 0}, // the default without its relevance model
 	} {
 		b.Run(preset.name, func(b *testing.B) {
 			h, err := embed.NewHash(embed.HashOptions{})

@@ -166,7 +166,8 @@ func (rt *retrieval) unknownNames(ctx context.Context) ([]string, error) {
 	return unknown, nil
 }
 
-// pick selects the hits (rerank.Select) unless the gate declined, and
+// pick selects the hits (rerank.Inject.Select with a relevance model, else
+// rerank.Select) unless the retrieval was declined, and
 // reports the candidates when asked for.
 func (rt *retrieval) pick(res *Result) {
 	if rt.withCandidates {

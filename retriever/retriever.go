@@ -191,7 +191,7 @@ type retrieval struct {
 	query     rerank.Query
 	scored    []rerank.Scored
 	unknown   []string  // the message's names the memory never held
-	declined  bool      // the gate declined the retrieval
+	declined  bool      // the gate or the relevance model declined the retrieval
 	probs     []float64 // the relevance model's of the first candidates (rerank.Inject)
 }
 

@@ -91,7 +91,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "   %-9s %s\n", "message:", q.Text)
 		fmt.Fprintf(stdout, "   retrieved in %s: %d episodes\n", res.Trace.Total.Round(10*time.Microsecond), len(res.Hits))
 		for _, h := range res.Hits {
-			fmt.Fprintf(stdout, "   %-6s %.3f  (rrf %.3f lex %.3f rec %.3f)  %s  %s\n", h.Relevance, h.Score, h.RRFNorm, h.Lex, h.Rec,
+			fmt.Fprintf(stdout, "   %-6s p %.2f  score %.3f  %s  %s\n", h.Relevance, h.Probability, h.Score,
 				h.Episode.OccurredAt.In(loc).Format("2006-01-02"), pytext.Clip(h.Episode.UserText, 40))
 		}
 		if section == "" {

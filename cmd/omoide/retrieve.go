@@ -59,7 +59,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	strategy := fs.String("strategy", "quote_key_parts", "-pack: how much to quote: quote_key_parts, summarize or full")
 	reasons := fs.Bool("reasons", false, "-pack: show why each episode was picked (its score parts), which the default preset leaves out")
 	tz := fs.String("tz", "Local", "the person's time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and the dates shown")
-	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the thresholds")
+	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the decision (with its probability for the first ten)")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
 	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)
 	pos, err := cli.ParseArgs(fs, args)
@@ -191,14 +191,16 @@ func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *
 		fmt.Fprintf(w, "time window: %s\n", t.Window)
 	}
 	if t.Declined != "" {
-		fmt.Fprintf(w, "gate declined: %s\n", t.Declined)
+		fmt.Fprintf(w, "declined: %s\n", t.Declined)
+	} else if t.Probability > 0 {
+		fmt.Fprintf(w, "relevance model: %.3f that one of the first candidates is relevant\n", t.Probability)
 	}
 	if len(res.Hits) > 0 {
 		fmt.Fprintln(w)
 		printHits(w, res.Hits, loc, clip)
 	}
 	if res.Candidates != nil {
-		fmt.Fprintf(w, "\ncandidates (%d, before the thresholds):\n", len(res.Candidates))
+		fmt.Fprintf(w, "\ncandidates (%d, before the decision):\n", len(res.Candidates))
 		printHits(w, res.Candidates, loc, clip)
 	}
 	fmt.Fprintf(w, "\ntrace: embed %s  knn %s  bm25 %s  fuse %s  fetch %s  rerank %s  total %s\n",
@@ -224,11 +226,14 @@ func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *
 
 func printHits(w io.Writer, hits []retriever.Hit, loc *time.Location, clip int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  #\trelevance\tscore\trrf_norm\tlex\trec\tdate\tid\texternal id\ttext")
+	fmt.Fprintln(tw, "  #\trelevance\tp\tscore\trrf_norm\tlex\trec\tdate\tid\texternal id\ttext")
 	for i, h := range hits {
-		rel := "-"
+		rel, p := "-", "-"
 		if h.Relevance != 0 {
 			rel = h.Relevance.String()
+		}
+		if h.Probability > 0 {
+			p = fmt.Sprintf("%.3f", h.Probability)
 		}
 		e := h.Episode
 		text := e.UserText
@@ -242,7 +247,7 @@ func printHits(w io.Writer, hits []retriever.Hit, loc *time.Location, clip int) 
 		if ext == "" {
 			ext = "-"
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\n", i+1, rel, h.Score, h.RRFNorm, h.Lex, h.Rec,
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\n", i+1, rel, p, h.Score, h.RRFNorm, h.Lex, h.Rec,
 			e.OccurredAt.In(loc).Format("2006-01-02"), e.ID, ext, pytext.Clip(text, clip))
 	}
 	tw.Flush()
