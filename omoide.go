@@ -158,6 +158,20 @@ func (m *Memory) Add(ctx context.Context, eps ...episode.Episode) ([]int64, erro
 	return m.Store.Add(ctx, eps)
 }
 
+// Delete removes the episodes with the given ids and erases their texts from
+// the store's file and its write-ahead log (episode.Store.Delete); it
+// returns how many existed.
+func (m *Memory) Delete(ctx context.Context, ids ...int64) (int, error) {
+	return m.Store.Delete(ctx, ids...)
+}
+
+// Forget removes every episode of user and erases the person's texts and
+// name from the store's file and its write-ahead log
+// (episode.Store.DeleteUser), a person's request to be forgotten.
+func (m *Memory) Forget(ctx context.Context, user string) (episode.Erased, error) {
+	return m.Store.DeleteUser(ctx, user)
+}
+
 // Retrieve returns the episodes worth reminding the model of.
 func (m *Memory) Retrieve(ctx context.Context, req retriever.Request) (retriever.Result, error) {
 	return m.Retriever.Retrieve(ctx, req)

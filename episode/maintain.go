@@ -314,8 +314,8 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 			ON CONFLICT (user) DO UPDATE SET gen = gen + 1, episodes = excluded.episodes`,
 		`UPDATE partitions SET gen = gen + 1, episodes = 0 WHERE episodes != 0 AND user NOT IN (SELECT user FROM episodes)`,
 	}
-	if fts {
-		stmts = append(stmts, `DELETE FROM episodes_fts`)
+	if fts { // a new, empty index: dropping frees (and, securely, zeroes) the old one's pages at once
+		stmts = append(stmts, `DROP TABLE episodes_vocab`, `DROP TABLE episodes_fts`, ftsTableSQL, ftsSecureDeleteSQL, vocabTableSQL)
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[i] moves a store from version i to version i+1. Each runs in the
 // same transaction as the version bump; add new ones at the end, never edit one
@@ -26,6 +26,27 @@ var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV2,
 	migrateV3,
 	migrateV4,
+	migrateV5,
+}
+
+// migrateV5 is erasure (docs/reliability.md). The full-text index's
+// secure-delete removes a deleted episode's terms from the index's segments
+// at once, rather than leaving them until a merge; one merge drops what
+// earlier deletes left behind. A person's partitions row can now be deleted
+// (forget): a new row's generation starts from the clock, above any an
+// in-memory index of the forgotten person may hold.
+func migrateV5(ctx context.Context, tx *sql.Tx, _ int) error {
+	for _, q := range []string{
+		ftsSecureDeleteSQL,
+		`INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')`,
+		`DROP TRIGGER episodes_partition_insert`,
+		partitionInsertTriggerSQL,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrateV4 rebuilds the FTS index with a third column, person, holding
@@ -56,6 +77,18 @@ func migrateV4(ctx context.Context, tx *sql.Tx, _ int) error {
 // (tokenize.Analyzer.Index) of an episode's two sides, and its person's token
 // (PersonToken), one row per episode, rowid = episodes.id.
 const ftsTableSQL = `CREATE VIRTUAL TABLE episodes_fts USING fts5 (user_text, reply_text, person, tokenize = 'unicode61')`
+
+// ftsSecureDeleteSQL makes the full-text index remove a deleted row's
+// entries from its segments (FTS5's secure-delete option, persistent).
+const ftsSecureDeleteSQL = `INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('secure-delete', 1)`
+
+// partitionInsertTriggerSQL counts an inserted episode in its person's
+// partitions row and bumps the row's generation; a new row's generation is
+// the clock in microseconds (schema 5).
+const partitionInsertTriggerSQL = `CREATE TRIGGER episodes_partition_insert AFTER INSERT ON episodes BEGIN
+	INSERT INTO partitions (user, gen, episodes) VALUES (NEW.user, CAST(unixepoch('subsec') * 1000000 AS INTEGER), 1)
+		ON CONFLICT (user) DO UPDATE SET gen = gen + 1, episodes = episodes + 1;
+END`
 
 // vocabTableSQL creates the FTS5 vocabulary view: each term's document
 // frequency.

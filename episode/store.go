@@ -64,6 +64,7 @@ type Store struct {
 	embedder embed.Embedder
 	analyzer tokenize.Analyzer
 	dim      int
+	busy     time.Duration // the connections' busy timeout
 	// docs approximates the number of FTS rows for IDF weights: counted at
 	// open, then kept up to date by this Store's writes (another process's
 	// writes are seen at the next open).
@@ -148,7 +149,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
+	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, busy: busy, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
 	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -172,9 +173,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 
 // dsn is the go-sqlite3 data source of the database file at path: WAL,
 // immediate transactions (deferred ones fail with "database is locked" under
-// concurrent writers) and a busy timeout.
+// concurrent writers), secure delete (a deleted row's bytes are overwritten
+// with zeros, not left on a free page) and a busy timeout.
 func dsn(path string, busy time.Duration) string {
-	return "file:" + escapeURIPath(path) + "?_txlock=immediate&_journal_mode=WAL&_foreign_keys=1&_busy_timeout=" +
+	return "file:" + escapeURIPath(path) + "?_txlock=immediate&_journal_mode=WAL&_foreign_keys=1&_secure_delete=on&_busy_timeout=" +
 		strconv.FormatInt(busy.Milliseconds(), 10)
 }
 
@@ -520,7 +522,9 @@ func (s *Store) Recent(ctx context.Context, user string, n int) ([]Episode, erro
 }
 
 // Delete removes the episodes with the given ids from all three tables in one
-// transaction and returns how many existed.
+// transaction and returns how many existed. Their texts are erased: overwritten
+// in the file (secure delete), removed from the full-text index's segments,
+// and the write-ahead log checkpointed and truncated (Erase).
 func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
@@ -544,7 +548,57 @@ func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
 		return 0, fmt.Errorf("episode store: delete: commit: %w", err)
 	}
 	s.docs.Add(-int64(n))
+	if n > 0 {
+		if _, err := s.checkpoint(ctx); err != nil {
+			return n, fmt.Errorf("episode store: delete: %w", err)
+		}
+	}
 	return n, nil
+}
+
+// Erased is what a removal took out of the store.
+type Erased struct {
+	Episodes int // episodes removed
+	// BytesFreed is the size of the pages the removal returned to the file's
+	// free list, zeroed, which later writes reuse.
+	BytesFreed int64
+	// Checkpointed reports that the write-ahead log was copied into the file
+	// and truncated, so it holds no copy of the removed pages; false when a
+	// reader kept the log busy (the next checkpoint empties it).
+	Checkpointed bool
+}
+
+// checkpointWait is how long a removal's checkpoint waits for readers: it
+// holds the write lock meanwhile, so writers wait too.
+const checkpointWait = 200 * time.Millisecond
+
+// checkpoint copies the write-ahead log into the database and truncates it,
+// so that no page image of removed rows stays in the log. It reports false
+// when readers kept it from finishing within checkpointWait.
+func (s *Store) checkpoint(ctx context.Context) (bool, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, checkpointWait.Milliseconds())); err != nil {
+		return false, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, s.busy.Milliseconds()))
+	var busy, logged, done int
+	if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done); err != nil {
+		return false, fmt.Errorf("checkpoint: %w", err)
+	}
+	return busy == 0, nil
+}
+
+// freeBytes returns the file's free-list size in bytes.
+func (s *Store) freeBytes(ctx context.Context) (int64, error) {
+	var free, size int64
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT freelist_count FROM pragma_freelist_count), (SELECT page_size FROM pragma_page_size)`).Scan(&free, &size); err != nil {
+		return 0, fmt.Errorf("free pages: %w", err)
+	}
+	return free * size, nil
 }
 
 func deleteOne(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
@@ -564,43 +618,105 @@ func deleteOne(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
 	return true, nil
 }
 
-// DeleteUser forgets a person entirely: every episode of user, from all three
-// tables, in one transaction. It returns how many episodes were removed.
-func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
+// DeleteUser forgets a person entirely, in one transaction: every episode of
+// user from all three tables, the person's row of counts and the vector
+// index's chunks of the person's partition. Nothing of the person's texts or
+// name remains in the file or its write-ahead log (as Delete; docs/reliability.md):
+// Erased says how many episodes went and the bytes freed.
+func (s *Store) DeleteUser(ctx context.Context, user string) (Erased, error) {
+	n, err := s.deleteUser(ctx, user)
+	if err != nil {
+		return Erased{}, fmt.Errorf("episode store: forget %q: %w", user, err)
+	}
+	return n, nil
+}
+
+func (s *Store) deleteUser(ctx context.Context, user string) (Erased, error) {
+	var er Erased
+	freeBefore, err := s.freeBytes(ctx)
+	if err != nil {
+		return er, err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("episode store: forget %q: begin: %w", user, err)
+		return er, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM episodes WHERE user = ?`, user)
 	if err != nil {
-		return 0, fmt.Errorf("episode store: forget %q: %w", user, err)
+		return er, err
 	}
 	var ids []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("episode store: forget %q: %w", user, err)
+			return er, err
 		}
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("episode store: forget %q: %w", user, err)
+		return er, err
 	}
 	for _, id := range ids {
 		if _, err := deleteOne(ctx, tx, id); err != nil {
-			return 0, fmt.Errorf("episode store: forget %q: episode %d: %w", user, id, err)
+			return er, fmt.Errorf("episode %d: %w", id, err)
 		}
 	}
+	// The vector index keeps a partition's chunks, its name in them, when
+	// their rows are gone; the person's partition is empty now.
+	for _, q := range vecPartitionDeletes {
+		if _, err := tx.ExecContext(ctx, q, user); err != nil {
+			return er, fmt.Errorf("vector chunks: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM partitions WHERE user = ?`, user); err != nil {
+		return er, fmt.Errorf("partitions: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("episode store: forget %q: commit: %w", user, err)
+		return er, fmt.Errorf("commit: %w", err)
 	}
 	s.docs.Add(-int64(len(ids)))
 	s.parts.forget(user)
-	return len(ids), nil
+	er.Episodes = len(ids)
+	if er.Checkpointed, err = s.checkpoint(ctx); err != nil {
+		return er, err
+	}
+	freeAfter, err := s.freeBytes(ctx)
+	if err != nil {
+		return er, err
+	}
+	er.BytesFreed = max(0, freeAfter-freeBefore)
+	return er, nil
 }
+
+// vecPartitionDeletes remove the chunks of one vec0 partition (the person,
+// ?1) from the vector index's shadow tables: the vectors, the metadata
+// columns, then the chunk rows that hold the partition key. sqlite-vec
+// v0.1.6 stores a chunk's blobs under a column named rowid that holds the
+// chunk id, and opens them by the table's real rowid, which a new row takes
+// as the largest plus one: so that the next chunk's real rowid stays its id,
+// each table keeps an empty placeholder row (rowid NULL) at the chunks'
+// last id.
+var vecPartitionDeletes = func() []string {
+	tables := []string{"vector_chunks00", "metadatachunks00", "metadatachunks01", "metadatachunks02", "metadatachunks03"}
+	var qs []string
+	for _, t := range tables {
+		qs = append(qs, `DELETE FROM episodes_vec_`+t+` WHERE rowid IN (SELECT chunk_id FROM episodes_vec_chunks WHERE partition00 = ?1)`)
+	}
+	qs = append(qs, `DELETE FROM episodes_vec_chunks WHERE partition00 = ?1`)
+	for _, t := range tables {
+		col := "data"
+		if strings.HasPrefix(t, "vector") {
+			col = "vectors"
+		}
+		qs = append(qs, `DELETE FROM episodes_vec_`+t+` WHERE rowid IS NULL AND ?1 IS NOT NULL`,
+			`INSERT INTO episodes_vec_`+t+` (oid, rowid, `+col+`) SELECT seq, NULL, x'' FROM sqlite_sequence
+				WHERE name = 'episodes_vec_chunks' AND seq > coalesce((SELECT max(oid) FROM episodes_vec_`+t+`), 0) AND ?1 IS NOT NULL`)
+	}
+	return qs
+}()
 
 // Count returns how many episodes user has; user "" counts every episode.
 // A person's count is read from the partitions table, which the triggers keep

@@ -224,9 +224,9 @@ func TestDeleteAndForget(t *testing.T) {
 	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
 		t.Fatalf("after delete: %v", c)
 	}
-	n, err = s.DeleteUser(ctx, "a")
-	if err != nil || n != 1 {
-		t.Fatalf("DeleteUser = %d, %v; want 1", n, err)
+	er, err := s.DeleteUser(ctx, "a")
+	if err != nil || er.Episodes != 1 {
+		t.Fatalf("DeleteUser = %+v, %v; want 1 episode", er, err)
 	}
 	if c := tableCounts(t, s); c != [3]int{1, 1, 1} {
 		t.Fatalf("after forget: %v", c)

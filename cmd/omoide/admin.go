@@ -108,11 +108,15 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer store.Close()
-	n, err := store.DeleteUser(ctx, *user)
+	er, err := store.DeleteUser(ctx, *user)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "forgot %q: %d episodes removed\n", *user, n)
+	fmt.Fprintf(stdout, "forgot %q: %d episodes removed, %d bytes freed and zeroed", *user, er.Episodes, er.BytesFreed)
+	if !er.Checkpointed {
+		fmt.Fprint(stdout, " (the write-ahead log was busy: its copies go at the next checkpoint)")
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 

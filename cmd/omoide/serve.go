@@ -616,7 +616,7 @@ func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil || id <= 0 {
 		return nil, badRequest("episode id %q is not a positive integer", r.PathValue("id"))
 	}
-	n, err := s.mem.Store.Delete(r.Context(), id)
+	n, err := s.mem.Delete(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -635,7 +635,7 @@ func (s *server) deleteExternal(w http.ResponseWriter, r *http.Request) (any, er
 	if id == 0 {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
 	}
-	n, err := s.mem.Store.Delete(r.Context(), id)
+	n, err := s.mem.Delete(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -650,11 +650,11 @@ func (s *server) forgetUser(w http.ResponseWriter, r *http.Request) (any, error)
 	if strings.TrimSpace(user) == "" {
 		return nil, badRequest("user is empty")
 	}
-	n, err := s.mem.Store.DeleteUser(r.Context(), user)
+	er, err := s.mem.Forget(r.Context(), user)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"user": user, "deleted": n}, nil
+	return map[string]any{"user": user, "deleted": er.Episodes, "bytes_freed": er.BytesFreed, "checkpointed": er.Checkpointed}, nil
 }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
