@@ -58,6 +58,10 @@ type Config struct {
 	// preset's (the reference scans exactly); IndexCapacity 0 the episode
 	// package's default.
 	IndexMin, IndexCapacity int
+	// ReadOnly opens an existing store for retrievals and reads only (a
+	// read-only file or directory, a backup copy): nothing is written, and
+	// Add, Delete and Forget return episode.ErrReadOnly.
+	ReadOnly bool
 }
 
 // DefaultEmbedder returns the offline default embedder: the hash embedder
@@ -138,7 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
 	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
-		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity})
+		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity, ReadOnly: cfg.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("omoide: %w", err)
 	}

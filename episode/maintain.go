@@ -73,7 +73,7 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 	}
 	// Not Open: the recorded identity is the old one, which is the point.
 	s := &Store{path: path, embedder: e, dim: id.Dim}
-	db, err := sql.Open("sqlite3", dsn(path, DefaultBusyTimeout))
+	db, err := sql.Open("sqlite3", dsn(path, DefaultBusyTimeout, false))
 	if err != nil {
 		return 0, fmt.Errorf("episode store: reembed: %w", err)
 	}
@@ -284,6 +284,9 @@ func listIDs(ctx context.Context, db *sql.DB, query string) ([]int64, int, error
 // finds the three tables in agreement. progress, when not nil, is called
 // after each batch of DefaultReembedBatch episodes.
 func (s *Store) Reindex(ctx context.Context, progress func(done, total int)) (int, error) {
+	if s.readOnly {
+		return 0, fmt.Errorf("episode store: reindex: %w", ErrReadOnly)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("episode store: reindex: begin: %w", err)

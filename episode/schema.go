@@ -253,6 +253,9 @@ const (
 // records) the embedder identity and the analyzer. It returns the analyzer to
 // use.
 func (s *Store) migrate(ctx context.Context, id embed.Identity, analyzer tokenize.Analyzer) (tokenize.Analyzer, error) {
+	if s.readOnly {
+		return s.checkSchema(ctx, id, analyzer)
+	}
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: one process migrates at a time
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
@@ -266,6 +269,11 @@ func (s *Store) migrate(ctx context.Context, id embed.Identity, analyzer tokeniz
 		return nil, fmt.Errorf("schema version %d is newer than this omoide's %d", version, SchemaVersion)
 	}
 	fresh := version == 0
+	if fresh {
+		if err := noOtherTables(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
 	for v := version; v < SchemaVersion; v++ {
 		if err := migrations[v](ctx, tx, id.Dim); err != nil {
 			return nil, fmt.Errorf("migrate schema %d -> %d: %w", v, v+1, err)
@@ -280,24 +288,8 @@ func (s *Store) migrate(ctx context.Context, id embed.Identity, analyzer tokeniz
 				return nil, fmt.Errorf("record %s: %w", k, err)
 			}
 		}
-	} else {
-		meta, err := readMeta(ctx, tx)
-		if err != nil {
-			return nil, err
-		}
-		stored := embed.Identity{Name: meta[metaEmbedderName]}
-		stored.Dim, _ = strconv.Atoi(meta[metaEmbedderDim])
-		if stored != id {
-			return nil, fmt.Errorf("the store holds vectors of embedder %s, not %s: open it with %s, or re-embed it", stored, id, stored)
-		}
-		name := meta[metaAnalyzer]
-		if analyzer == nil {
-			if analyzer, err = tokenize.ByName(name); err != nil {
-				return nil, fmt.Errorf("recorded analyzer: %w", err)
-			}
-		} else if analyzer.Name() != name {
-			return nil, fmt.Errorf("the store's text index was built with analyzer %q, not %q", name, analyzer.Name())
-		}
+	} else if analyzer, err = checkMeta(ctx, tx, id, analyzer); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `PRAGMA user_version = `+strconv.Itoa(SchemaVersion)); err != nil {
 		return nil, fmt.Errorf("write schema version: %w", err)
@@ -308,8 +300,66 @@ func (s *Store) migrate(ctx context.Context, id embed.Identity, analyzer tokeniz
 	return analyzer, nil
 }
 
-func readMeta(ctx context.Context, tx *sql.Tx) (map[string]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT key, value FROM meta`)
+// checkSchema is migrate for a read-only store: the schema must be this
+// version's (a migration would write), and the recorded embedder and
+// analyzer those given.
+func (s *Store) checkSchema(ctx context.Context, id embed.Identity, analyzer tokenize.Analyzer) (tokenize.Analyzer, error) {
+	var version int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return nil, fmt.Errorf("read schema version: %w", err)
+	}
+	switch {
+	case version == 0:
+		return nil, errors.New("not an omoide store (no schema version)")
+	case version != SchemaVersion:
+		return nil, fmt.Errorf("schema version %d, this omoide's is %d: open it writable once to migrate it (read-only opens write nothing)", version, SchemaVersion)
+	}
+	return checkMeta(ctx, s.db, id, analyzer)
+}
+
+// noOtherTables refuses to add omoide's tables to a database that already
+// holds tables of its own.
+func noOtherTables(ctx context.Context, q queryer) error {
+	var n int
+	var name sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT count(*), min(name) FROM sqlite_schema WHERE type = 'table'`).Scan(&n, &name); err != nil {
+		return fmt.Errorf("read schema: %w", err)
+	}
+	if n > 0 {
+		return fmt.Errorf("the file is a SQLite database of %d other tables (%q, …), not an omoide store: omoide keeps its own file", n, name.String)
+	}
+	return nil
+}
+
+// checkMeta checks that the store's recorded embedder is id and its analyzer
+// the one given, and returns the analyzer (the recorded one when nil).
+func checkMeta(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, id embed.Identity, analyzer tokenize.Analyzer) (tokenize.Analyzer, error) {
+	meta, err := readMeta(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	stored := embed.Identity{Name: meta[metaEmbedderName]}
+	stored.Dim, _ = strconv.Atoi(meta[metaEmbedderDim])
+	if stored != id {
+		return nil, fmt.Errorf("the store holds vectors of embedder %s, not %s: open it with %s, or re-embed it", stored, id, stored)
+	}
+	name := meta[metaAnalyzer]
+	if analyzer == nil {
+		if analyzer, err = tokenize.ByName(name); err != nil {
+			return nil, fmt.Errorf("recorded analyzer: %w", err)
+		}
+	} else if analyzer.Name() != name {
+		return nil, fmt.Errorf("the store's text index was built with analyzer %q, not %q", name, analyzer.Name())
+	}
+	return analyzer, nil
+}
+
+func readMeta(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
 		return nil, fmt.Errorf("read meta: %w", err)
 	}
@@ -345,7 +395,7 @@ func ReadMeta(ctx context.Context, path string) (Meta, error) {
 		return Meta{}, fmt.Errorf("episode store: %s: no such store", path)
 	}
 	registerVec.Do(registerSQLiteVec)
-	db, err := sql.Open("sqlite3", "file:"+escapeURIPath(path)+"?mode=ro")
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
 	if err != nil {
 		return Meta{}, fmt.Errorf("episode store: read meta of %s: %w", path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -43,7 +44,14 @@ type Options struct {
 	// IndexCapacity bounds the vectors held in memory over all people; 0
 	// means DefaultIndexCapacity.
 	IndexCapacity int
+	// ReadOnly opens an existing store for searches and reads only (a
+	// read-only file or directory, a backup copy): nothing is written, not
+	// even a migration, and every write returns ErrReadOnly.
+	ReadOnly bool
 }
+
+// ErrReadOnly is returned by the writes of a store opened with ReadOnly.
+var ErrReadOnly = errors.New("the store is open read-only")
 
 // Store holds episodes in one SQLite database file: the episodes table, an
 // FTS5 index of their analyzed text and a vec0 index of their vectors,
@@ -65,6 +73,7 @@ type Store struct {
 	analyzer tokenize.Analyzer
 	dim      int
 	busy     time.Duration // the connections' busy timeout
+	readOnly bool
 	// docs approximates the number of FTS rows for IDF weights: counted at
 	// open, then kept up to date by this Store's writes (another process's
 	// writes are seen at the next open).
@@ -145,11 +154,19 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if busy <= 0 {
 		busy = DefaultBusyTimeout
 	}
-	db, err := sql.Open("sqlite3", dsn(path, busy))
+	if err := openable(path, opts.ReadOnly); err != nil {
+		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+	}
+	db, err := openDB(ctx, path, busy, opts.ReadOnly)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, busy: busy, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
+	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, busy: busy, readOnly: opts.ReadOnly,
+		parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
+	if err := hasFTS5(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+	}
 	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -174,10 +191,77 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // dsn is the go-sqlite3 data source of the database file at path: WAL,
 // immediate transactions (deferred ones fail with "database is locked" under
 // concurrent writers), secure delete (a deleted row's bytes are overwritten
-// with zeros, not left on a free page) and a busy timeout.
-func dsn(path string, busy time.Duration) string {
-	return "file:" + escapeURIPath(path) + "?_txlock=immediate&_journal_mode=WAL&_foreign_keys=1&_secure_delete=on&_busy_timeout=" +
-		strconv.FormatInt(busy.Milliseconds(), 10)
+// with zeros, not left on a free page) and a busy timeout; read-only, the
+// file opened for reading and every connection refusing writes.
+func dsn(path string, busy time.Duration, readOnly bool) string {
+	ms := strconv.FormatInt(busy.Milliseconds(), 10)
+	if readOnly {
+		return "file:" + escapeURIPath(path) + "?mode=ro&_query_only=1&_busy_timeout=" + ms
+	}
+	return "file:" + escapeURIPath(path) + "?_txlock=immediate&_journal_mode=WAL&_foreign_keys=1&_secure_delete=on&_busy_timeout=" + ms
+}
+
+// openDB opens the database. Read-only, a WAL store whose log and shm index
+// are gone and cannot be made (a closed store in a directory no one may
+// write: a backup) is read as immutable: nothing can be writing it, since a
+// writer would need those files.
+func openDB(ctx context.Context, path string, busy time.Duration, readOnly bool) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", dsn(path, busy, readOnly))
+	if err != nil || !readOnly {
+		return db, err
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(new(int)); err == nil {
+		return db, nil
+	}
+	db.Close()
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		return nil, fmt.Errorf("read-only: its write-ahead log %s-wal is there but its shm index cannot be made here: copy the store with its -wal where you may write, or open it writable once to checkpoint it", path)
+	}
+	db, err = sql.Open("sqlite3", dsn(path, busy, readOnly)+"&immutable=1")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(new(int)); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openable reports why the file at path cannot be opened as asked, with the
+// operating system's own words (SQLite says "unable to open database file"
+// or "no such file" for a directory it may not write, and "attempt to write a
+// readonly database" only at the first write): a read-only open needs the
+// file; a writable one creates it when missing and needs to write it.
+func openable(path string, readOnly bool) error {
+	if readOnly {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("%w (to search a store you may not write, open it read-only: -readonly)", err)
+		}
+		return err
+	}
+	return f.Close()
+}
+
+// hasFTS5 reports an error when the SQLite linked in has no FTS5: a program
+// built without the sqlite_fts5 build tag.
+func hasFTS5(ctx context.Context, db *sql.DB) error {
+	var ok bool
+	if err := db.QueryRowContext(ctx, `SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("this program's SQLite has no FTS5: build it with -tags sqlite_fts5 (go build -tags sqlite_fts5, go test -tags sqlite_fts5)")
+	}
+	return nil
 }
 
 // escapeURIPath escapes the characters that end or escape a path in an SQLite
@@ -219,6 +303,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if len(eps) == 0 {
 		return nil, nil
+	}
+	if s.readOnly {
+		return nil, fmt.Errorf("episode store: add: %w", ErrReadOnly)
 	}
 	batch := make([]Episode, len(eps))
 	copy(batch, eps)
@@ -529,6 +616,9 @@ func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
+	if s.readOnly {
+		return 0, fmt.Errorf("episode store: delete: %w", ErrReadOnly)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("episode store: delete: begin: %w", err)
@@ -633,6 +723,9 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (Erased, error) {
 
 func (s *Store) deleteUser(ctx context.Context, user string) (Erased, error) {
 	var er Erased
+	if s.readOnly {
+		return er, ErrReadOnly
+	}
 	freeBefore, err := s.freeBytes(ctx)
 	if err != nil {
 		return er, err

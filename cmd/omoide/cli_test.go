@@ -403,7 +403,7 @@ func TestStatsDeleteForget(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, `no episode of user "haruka" has external id "haruka:r2"`) {
 		t.Errorf("delete a deleted external id: exit %d, %q", code, errOut)
 	}
-	if out := mustRun(t, "forget", "-db", db, "-user", "kenta"); !strings.Contains(out, `forgot "kenta": 2 episodes removed`) {
+	if out := mustRun(t, "forget", "-db", db, "-user", "kenta"); !strings.Contains(out, `forgot "kenta": 2 episodes removed, `) || !strings.Contains(out, "bytes freed") {
 		t.Errorf("forget: %q", out)
 	}
 	if out := mustRun(t, "forget", "-db", db, "-user", "kenta"); !strings.Contains(out, "0 episodes removed") {
@@ -430,6 +430,40 @@ func TestStatsDeleteForget(t *testing.T) {
 	json.Unmarshal([]byte(mustRun(t, "stats", "-db", db, "-json")), &st)
 	if st.Consistent {
 		t.Errorf("stats -json of a broken store: %+v", st)
+	}
+}
+
+// TestReadOnlyFlag: -readonly retrieves and reports from a store it never
+// writes, and a write through it says why it cannot.
+func TestReadOnlyFlag(t *testing.T) {
+	db, jsonl := newTestStore(t)
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res resultJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "retrieve", "-db", db, "-readonly", "-user", "haruka", "-now", testNow, "-no-context", "-json", "猫のこむぎ")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].ExternalID != "haruka:r3" {
+		t.Fatalf("retrieve -readonly: hits %+v", res.Hits)
+	}
+	if out := mustRun(t, "stats", "-db", db, "-readonly"); !strings.Contains(out, "episodes       5") {
+		t.Errorf("stats -readonly:\n%s", out)
+	}
+	mustRun(t, "check", "-db", db, "-readonly")
+	for _, args := range [][]string{{"forget", "-db", db, "-readonly", "-user", "kenta"}, {"ingest", "-db", db, "-readonly", jsonl}} {
+		code, _, errOut := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errOut, "read-only") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	after, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the store changed under -readonly")
 	}
 }
 

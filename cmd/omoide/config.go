@@ -45,6 +45,7 @@ type storeConfig struct {
 	// -relevance-model ("": the preset's).
 	threshold float64
 	model     string
+	readOnly  bool // -readonly
 }
 
 // addStoreFlags registers the shared flags on fs, with their environment
@@ -54,6 +55,7 @@ func addStoreFlags(fs *flag.FlagSet) *storeConfig {
 	fs.StringVar(&c.db, "db", cli.EnvOr(envDB, "omoide.db"), "the store, a SQLite database `file` (env "+envDB+")")
 	c.emb.Register(fs)
 	fs.StringVar(&c.preset, "preset", cli.EnvOr(envPreset, omoide.PresetDefault), "the retriever preset: default or reference (env "+envPreset+")")
+	fs.BoolVar(&c.readOnly, "readonly", false, "open the store read-only: write nothing to it (a read-only file or directory, a backup copy)")
 	return c
 }
 
@@ -153,7 +155,7 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	}
 	// The zone of the evidence dates is the person's zone for everything:
 	// time expressions and day windows too.
-	cfg := omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location}
+	cfg := omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location, ReadOnly: c.readOnly}
 	if cfg.Retriever, err = c.retrieverOptions(); err != nil {
 		return nil, err
 	}
@@ -196,7 +198,7 @@ func (c *storeConfig) openStore(ctx context.Context) (*episode.Store, error) {
 	} else if e, err = c.emb.Embedder(); err != nil {
 		return nil, err
 	}
-	return episode.Open(ctx, c.db, episode.Options{Embedder: e})
+	return episode.Open(ctx, c.db, episode.Options{Embedder: e, ReadOnly: c.readOnly})
 }
 
 // noEmbedder carries a store's recorded embedder identity for the commands
