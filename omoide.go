@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/omoide/omoide/dataset"
@@ -174,6 +175,13 @@ func (m *Memory) Delete(ctx context.Context, ids ...int64) (int, error) {
 // (episode.Store.DeleteUser), a person's request to be forgotten.
 func (m *Memory) Forget(ctx context.Context, user string) (episode.Erased, error) {
 	return m.Store.DeleteUser(ctx, user)
+}
+
+// Export writes every episode of user to w as the JSON Lines that ingest
+// reads (episode.Store.Export), for the person to take their memory
+// elsewhere or an operator to move them; it returns how many it wrote.
+func (m *Memory) Export(ctx context.Context, user string, w io.Writer) (int, error) {
+	return m.Store.Export(ctx, user, w)
 }
 
 // Retrieve returns the episodes worth reminding the model of.

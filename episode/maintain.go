@@ -110,16 +110,7 @@ func episodesAfter(ctx context.Context, tx *sql.Tx, after int64, n int) ([]Episo
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Episode
-	for rows.Next() {
-		e, err := scanEpisode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return scanEpisodes(rows)
 }
 
 // CheckReport is what Check found. A healthy store has no Problems.

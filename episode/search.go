@@ -324,16 +324,8 @@ func (s *Store) newest(ctx context.Context, what, user string, limit int, f Filt
 	if err != nil {
 		return nil, fmt.Errorf("episode store: %s: %w", what, err)
 	}
-	defer rows.Close()
-	var out []Episode
-	for rows.Next() {
-		e, err := scanEpisode(rows)
-		if err != nil {
-			return nil, fmt.Errorf("episode store: %s: %w", what, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanEpisodes(rows)
+	if err != nil {
 		return nil, fmt.Errorf("episode store: %s: %w", what, err)
 	}
 	return out, nil

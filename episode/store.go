@@ -515,6 +515,20 @@ const episodeColumns = `id, user, COALESCE(external_id, ''), user_text, reply_te
 
 type scanner interface{ Scan(dest ...any) error }
 
+// scanEpisodes reads every row of rows (episodeColumns) and closes them.
+func scanEpisodes(rows *sql.Rows) ([]Episode, error) {
+	defer rows.Close()
+	var out []Episode
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
 func scanEpisode(r scanner) (Episode, error) {
 	var e Episode
 	var at int64
@@ -590,16 +604,8 @@ func (s *Store) Recent(ctx context.Context, user string, n int) ([]Episode, erro
 	if err != nil {
 		return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
 	}
-	defer rows.Close()
-	var out []Episode
-	for rows.Next() {
-		e, err := scanEpisode(rows)
-		if err != nil {
-			return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanEpisodes(rows)
+	if err != nil {
 		return nil, fmt.Errorf("episode store: recent %q: %w", user, err)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {

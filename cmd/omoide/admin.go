@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -89,21 +91,27 @@ func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
+// openPersonStore parses the flags of a command about one person (-user,
+// required) and opens the store.
+func (sc *storeConfig) openPersonStore(ctx context.Context, fs *flag.FlagSet, args []string, user *string) (*episode.Store, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	if err := sc.validate(); err != nil {
+		return nil, err
+	}
+	if *user == "" {
+		return nil, fmt.Errorf("%w: -user is required", errUsage)
+	}
+	return sc.openStore(ctx)
+}
+
 func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", stderr)
 	sc := addStoreFlags(fs)
 	user := fs.String("user", "", "the person to forget entirely (required); asks nothing")
 	setUsage(fs, "omoide forget -user U", "Forget removes every episode of a person from the store, without asking.\n\n")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
-		return err
-	}
-	if *user == "" {
-		return fmt.Errorf("%w: -user is required", errUsage)
-	}
-	store, err := sc.openStore(ctx)
+	store, err := sc.openPersonStore(ctx, fs, args, user)
 	if err != nil {
 		return err
 	}
@@ -117,6 +125,42 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stdout, " (the write-ahead log was busy: its copies go at the next checkpoint)")
 	}
 	fmt.Fprintln(stdout)
+	return nil
+}
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("export", stderr)
+	sc := addStoreFlags(fs)
+	user := fs.String("user", "", "the person whose episodes to write (required)")
+	out := fs.String("o", "-", "write to this `file` (\"-\": standard output)")
+	setUsage(fs, "omoide export -user U [-o FILE]", `Export writes every episode of a person, in the order they were added, as the JSON Lines that
+"omoide ingest" reads: export, forget and ingest give the person back as they were. An episode
+stored without an external id is written with the id "`+episode.ExportIDPrefix+`<its id>".
+
+`)
+	store, err := sc.openPersonStore(ctx, fs, args, user)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	w := stdout
+	var f *os.File
+	if *out != "-" {
+		if f, err = os.Create(*out); err != nil {
+			return err
+		}
+		w = f
+	}
+	n, err := store.Export(ctx, *user, w)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "exported %d episodes of %q\n", n, *user)
 	return nil
 }
 

@@ -433,6 +433,46 @@ func TestStatsDeleteForget(t *testing.T) {
 	}
 }
 
+// TestExportForgetIngest: export, forget and ingest give a person back as
+// they were: texts, times, kinds, states, sensitivity, source and external
+// ids; the other person is untouched.
+func TestExportForgetIngest(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	rich := testEpisodes + `{"id": "haruka:f1", "user": "haruka", "user_text": "誕生日は3月3日", "reply_text": "覚えておくね", "occurred_at": "2024-03-03T09:00:00Z", "kind": "fact", "state": "validated", "sensitivity": "private", "source": "notification"}
+{"id": "haruka:s1", "user": "haruka", "user_text": "", "reply_text": "要約: 膝の治療が続いている", "occurred_at": "2025-06-20T00:00:00Z", "kind": 3, "state": 2, "sensitivity": 2, "source": "reminder"}
+`
+	mustRun(t, "ingest", "-db", db, writeFile(t, dir, "in.jsonl", rich))
+	first := filepath.Join(dir, "haruka.jsonl")
+	mustRun(t, "export", "-db", db, "-user", "haruka", "-o", first)
+	exported, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(exported), "\n"); n != 5 {
+		t.Fatalf("exported %d lines, want haruka's 5:\n%s", n, exported)
+	}
+	if out := mustRun(t, "forget", "-db", db, "-user", "haruka"); !strings.Contains(out, "5 episodes removed") {
+		t.Fatalf("forget: %q", out)
+	}
+	if out := mustRun(t, "ingest", "-db", db, first); !strings.Contains(out, "5 added") {
+		t.Fatalf("ingest of the export: %q", out)
+	}
+	again := mustRun(t, "export", "-db", db, "-user", "haruka")
+	if again != string(exported) {
+		t.Errorf("export after the round trip differs:\n%s\nwant:\n%s", again, exported)
+	}
+	for _, want := range []string{`"kind":2`, `"state":1`, `"sensitivity":1`, `"source":"notification"`, `"occurred_at":"2024-03-03T09:00:00Z"`, `"id":"haruka:s1"`} {
+		if !strings.Contains(again, want) {
+			t.Errorf("the round trip lost %s:\n%s", want, again)
+		}
+	}
+	if out := mustRun(t, "export", "-db", db, "-user", "kenta"); strings.Count(out, "\n") != 2 {
+		t.Errorf("kenta's export: %q", out)
+	}
+}
+
 // TestReadOnlyFlag: -readonly retrieves and reports from a store it never
 // writes, and a write through it says why it cannot.
 func TestReadOnlyFlag(t *testing.T) {

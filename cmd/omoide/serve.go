@@ -251,6 +251,7 @@ func newServer(mem *omoide.Memory, cfg serverConfig) *server {
 		{http.MethodDelete, "/v1/episodes/{id}", s.deleteEpisode},
 		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
 		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
+		{http.MethodGet, "/v1/users/{user}/episodes", s.listEpisodes},
 		{http.MethodGet, "/healthz", s.healthz},
 	}
 	allowed := map[string][]string{}
@@ -655,6 +656,48 @@ func (s *server) forgetUser(w http.ResponseWriter, r *http.Request) (any, error)
 		return nil, err
 	}
 	return map[string]any{"user": user, "deleted": er.Episodes, "bytes_freed": er.BytesFreed, "checkpointed": er.Checkpointed}, nil
+}
+
+// maxPage is the most episodes one page of GET /v1/users/{user}/episodes
+// holds; defaultPage when the request names none.
+const maxPage, defaultPage = 1000, 100
+
+// listEpisodes is a person's episodes, page by page, in the records ingest
+// reads: ?after=ID (the last page's next) and ?limit=N.
+func (s *server) listEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	user := r.PathValue("user")
+	if strings.TrimSpace(user) == "" {
+		return nil, badRequest("user is empty")
+	}
+	q := r.URL.Query()
+	after, limit := int64(0), defaultPage
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, badRequest("after %q: want the next of the last page (an episode id)", v)
+		}
+		after = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxPage {
+			return nil, badRequest("limit %q: want 1 to %d", v, maxPage)
+		}
+		limit = n
+	}
+	eps, err := s.mem.Store.Episodes(r.Context(), user, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]episode.Record, len(eps))
+	for i, e := range eps {
+		recs[i] = episode.RecordOf(e)
+	}
+	out := map[string]any{"user": user, "episodes": recs}
+	if len(eps) == limit {
+		out["next"] = eps[len(eps)-1].ID
+	}
+	return out, nil
 }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -312,7 +312,25 @@ func TestServeEndToEnd(t *testing.T) {
 	if section, _ := out["section"].(string); !strings.Contains(section, "[2025-12-19]") || strings.Contains(section, "[2025-12-20]") {
 		t.Errorf("pack in the request's UTC dates y20 wrongly: %v", out)
 	}
-	c.expect(200, "DELETE", "/v1/users/yuki", nil, true)
+	// A person's episodes, page by page, as ingest reads them.
+	page := c.expect(200, "GET", "/v1/users/yuki/episodes?limit=1", nil, true)
+	recs, _ := page["episodes"].([]any)
+	next, _ := page["next"].(float64)
+	if len(recs) != 1 || next == 0 || recs[0].(map[string]any)["id"] != "y20" || recs[0].(map[string]any)["user_text"] != "映画を観に行く" {
+		t.Errorf("episodes page 1: %v", page)
+	}
+	page = c.expect(200, "GET", fmt.Sprintf("/v1/users/yuki/episodes?limit=1&after=%d", int64(next)), nil, true)
+	if recs, _ := page["episodes"].([]any); len(recs) != 1 || recs[0].(map[string]any)["id"] != "y19" {
+		t.Errorf("episodes page 2: %v", page)
+	}
+	c.expect(400, "GET", "/v1/users/yuki/episodes?limit=0", nil, true)
+	c.expect(400, "GET", "/v1/users/yuki/episodes?after=x", nil, true)
+	if out := c.expect(200, "DELETE", "/v1/users/yuki", nil, true); out["deleted"] != 2.0 || out["bytes_freed"] == nil {
+		t.Errorf("forget yuki: %v", out)
+	}
+	if page := c.expect(200, "GET", "/v1/users/yuki/episodes", nil, true); len(page["episodes"].([]any)) != 0 || page["next"] != nil {
+		t.Errorf("episodes of the forgotten: %v", page)
+	}
 
 	// Bad requests.
 	c.expect(400, "POST", "/v1/retrieve", `{"user": "haruka", "text": "x", "txet": "typo"}`, true)

@@ -1,0 +1,85 @@
+package episode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Record is an episode as omoide's JSON Lines carry it: what ingest reads
+// (and the HTTP API takes) and Export writes, so that a person's memory moves
+// between stores and programs.
+type Record struct {
+	ID          string      `json:"id"` // the external id
+	User        string      `json:"user"`
+	UserText    string      `json:"user_text"`
+	ReplyText   string      `json:"reply_text"`
+	OccurredAt  time.Time   `json:"occurred_at"`
+	Source      string      `json:"source"`
+	Kind        Kind        `json:"kind"`
+	State       State       `json:"state"`
+	Sensitivity Sensitivity `json:"sensitivity"`
+}
+
+// ExportIDPrefix names an episode stored without an external id in an
+// export: "omoide:" and its id in the store, so that importing the export
+// twice adds it once.
+const ExportIDPrefix = "omoide:"
+
+// RecordOf returns e as a Record.
+func RecordOf(e Episode) Record {
+	id := e.ExternalID
+	if id == "" {
+		id = ExportIDPrefix + strconv.FormatInt(e.ID, 10)
+	}
+	return Record{ID: id, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt.UTC(),
+		Source: e.Source, Kind: e.Kind, State: e.State, Sensitivity: e.Sensitivity}
+}
+
+// Episodes returns up to limit of user's episodes whose id is above after,
+// in id order (the order they were added): a person's memory, page by page.
+func (s *Store) Episodes(ctx context.Context, user string, after int64, limit int) ([]Episode, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("episode store: episodes of %q: limit %d, want at least 1", user, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ? AND id > ? ORDER BY id LIMIT ?`, user, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: episodes of %q: %w", user, err)
+	}
+	out, err := scanEpisodes(rows)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: episodes of %q: %w", user, err)
+	}
+	return out, nil
+}
+
+// exportPage is how many episodes Export reads at a time.
+const exportPage = 1000
+
+// Export writes every episode of user to w as JSON Lines (one Record a line,
+// in the order they were added) and returns how many it wrote. Each page is
+// read in its own statement, so a long export does not hold the database.
+func (s *Store) Export(ctx context.Context, user string, w io.Writer) (int, error) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for after := int64(0); ; {
+		eps, err := s.Episodes(ctx, user, after, exportPage)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range eps {
+			if err := enc.Encode(RecordOf(e)); err != nil {
+				return n, fmt.Errorf("episode store: export %q: %w", user, err)
+			}
+			n++
+		}
+		if len(eps) < exportPage {
+			return n, nil
+		}
+		after = eps[len(eps)-1].ID
+	}
+}
