@@ -301,7 +301,7 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&total); err != nil {
 		return 0, err
 	}
-	stmts := []string{`DROP TABLE episodes_vec`, vecTableSQL(s.dim),
+	stmts := []string{`DROP TABLE episodes_vec`, vecTableSQL(s.dim), vecChunksIndexSQL,
 		// The per-person counts, in case they were changed behind the
 		// triggers' back; a new generation makes in-memory indexes reload.
 		`INSERT INTO partitions (user, gen, episodes) SELECT user, 1, count(*) FROM episodes WHERE true GROUP BY user

@@ -16,7 +16,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] moves a store from version i to version i+1. Each runs in the
 // same transaction as the version bump; add new ones at the end, never edit one
@@ -27,6 +27,26 @@ var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV3,
 	migrateV4,
 	migrateV5,
+	migrateV6,
+}
+
+// migrateV6 rebuilds the vector index in chunks of VectorChunk vectors
+// (vecTableSQL), copying every vector, person by person.
+func migrateV6(ctx context.Context, tx *sql.Tx, dim int) error {
+	const cols = `episode_id, user, embedding, occurred_at, kind, state, sensitivity`
+	for _, q := range []string{
+		`CREATE TEMP TABLE episodes_vec_v5 AS SELECT ` + cols + ` FROM episodes_vec`,
+		`DROP TABLE episodes_vec`,
+		vecTableSQL(dim),
+		vecChunksIndexSQL,
+		`INSERT INTO episodes_vec (` + cols + `) SELECT ` + cols + ` FROM temp.episodes_vec_v5 ORDER BY user, episode_id`,
+		`DROP TABLE temp.episodes_vec_v5`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrateV5 is erasure (docs/reliability.md). The full-text index's
@@ -218,7 +238,7 @@ func migrateV1(ctx context.Context, tx *sql.Tx, dim int) error {
 		`CREATE INDEX episodes_user_time ON episodes (user, occurred_at)`,
 		// The analyzed text (tokenize.Analyzer.Index), one row per episode, rowid = episodes.id.
 		`CREATE VIRTUAL TABLE episodes_fts USING fts5 (user_text, reply_text, tokenize = 'unicode61')`,
-		vecTableSQL(dim),
+		vecTableSQLV1(dim),
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -228,10 +248,13 @@ func migrateV1(ctx context.Context, tx *sql.Tx, dim int) error {
 	return nil
 }
 
-// vecTableSQL creates the vector index. The user partitions it so that a KNN
-// scans one person's vectors; the metadata columns let the filters apply
-// inside the KNN.
-func vecTableSQL(dim int) string {
+// vecTableSQLV1 created the vector index of schemas 1 to 5: vec0's default
+// chunks of 1,024 vectors, one reserved whole for every person.
+func vecTableSQLV1(dim int) string { return vecTable(dim, "") }
+
+// vecTable creates the vector index's columns, then options (vec0's, each
+// after a comma).
+func vecTable(dim int, options string) string {
 	return `CREATE VIRTUAL TABLE episodes_vec USING vec0 (
 		episode_id  INTEGER PRIMARY KEY,
 		user        TEXT PARTITION KEY,
@@ -239,8 +262,29 @@ func vecTableSQL(dim int) string {
 		occurred_at INTEGER,
 		kind        INTEGER,
 		state       INTEGER,
-		sensitivity INTEGER
+		sensitivity INTEGER` + options + `
 	)`
+}
+
+// VectorChunk is the vectors a chunk of the vector index holds (vec0's
+// chunk_size): a person's partition grows by one chunk at a time, so a
+// person with few episodes costs one small chunk, not vec0's default 1,024
+// vectors (1 MiB at 256 dimensions). A person with DefaultIndexMin episodes
+// or more is searched in memory, so the exact scan of many small chunks is
+// only ever a small person's (docs/performance.md, "Many people").
+const VectorChunk = 8
+
+// vecChunksIndexSQL indexes the vector index's chunks by person: sqlite-vec
+// v0.1.6 finds a partition's chunks (for every KNN, and its last chunk for
+// every insert) by a scan of all chunks, which grows with the number of
+// people (schema 6).
+const vecChunksIndexSQL = `CREATE INDEX episodes_vec_chunks_partition ON episodes_vec_chunks (partition00, chunk_id)`
+
+// vecTableSQL creates the vector index (schema 6). The user partitions it so
+// that a KNN scans one person's vectors, in chunks of VectorChunk; the
+// metadata columns let the filters apply inside the KNN.
+func vecTableSQL(dim int) string {
+	return vecTable(dim, ",\n\t\tchunk_size = "+strconv.Itoa(VectorChunk))
 }
 
 const (

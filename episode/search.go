@@ -455,9 +455,16 @@ func scanHits(rows rowScanner, what string) ([]Hit, error) {
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+		var score sql.NullFloat64
+		if err := rows.Scan(&h.ID, &score); err != nil {
 			return nil, fmt.Errorf("episode store: %s: %w", what, err)
 		}
+		if !score.Valid {
+			// vec0's cosine distance to or from a zero vector (a text of
+			// no words): no direction, no neighbour.
+			continue
+		}
+		h.Score = score.Float64
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
