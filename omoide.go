@@ -163,6 +163,14 @@ func (m *Memory) Add(ctx context.Context, eps ...episode.Episode) ([]int64, erro
 	return m.Store.Add(ctx, eps)
 }
 
+// Update stores episodes as Add does, except that one whose (User,
+// ExternalID) is stored with other content replaces it: its texts analyzed
+// and embedded again, the old version erased (episode.Store.Update). Add
+// returns episode.ErrConflict for such an episode.
+func (m *Memory) Update(ctx context.Context, eps ...episode.Episode) ([]int64, error) {
+	return m.Store.Update(ctx, eps)
+}
+
 // Delete removes the episodes with the given ids and erases their texts from
 // the store's file and its write-ahead log (episode.Store.Delete); it
 // returns how many existed.

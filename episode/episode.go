@@ -54,7 +54,7 @@ const DefaultSource = "chat"
 type Episode struct {
 	ID          int64  // assigned by the store
 	User        string // the namespace: one person's memory
-	ExternalID  string // optional caller id; re-adding the same (User, ExternalID) is a no-op
+	ExternalID  string // optional caller id; re-adding the same (User, ExternalID) and content is a no-op, other content ErrConflict (Update replaces)
 	UserText    string
 	ReplyText   string
 	OccurredAt  time.Time // stored with second precision

@@ -301,11 +301,40 @@ func (s *Store) DB() *sql.DB { return s.db }
 // again and reports the stored id. Every episode is validated before anything
 // is written: one bad episode fails the whole batch with an error naming it.
 func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
+	return s.add(ctx, eps, false)
+}
+
+// ErrConflict is returned by Add for an episode whose (User, ExternalID) is
+// stored with other content: Update replaces it.
+var ErrConflict = errors.New("already stored with other content (Update replaces it)")
+
+// Update stores eps as Add does, except that an episode whose (User,
+// ExternalID) is already stored with other content replaces it, in the same
+// transaction: its texts are analyzed and embedded again, and the old
+// version is erased as Delete erases (docs/reliability.md). A replaced
+// episode gets a new id (ids are never reused); Update returns the ids of
+// eps, in order. An episode stored with the same content is left as it is.
+func (s *Store) Update(ctx context.Context, eps []Episode) ([]int64, error) {
+	return s.add(ctx, eps, true)
+}
+
+// sameContent reports whether stored and e (normalized) carry the same
+// content: texts, time (to the second), kind, state, sensitivity, source.
+func sameContent(stored, e Episode) bool {
+	return stored.UserText == e.UserText && stored.ReplyText == e.ReplyText && stored.OccurredAt.Unix() == e.OccurredAt.Unix() &&
+		stored.Kind == e.Kind && stored.State == e.State && stored.Sensitivity == e.Sensitivity && stored.Source == e.Source
+}
+
+func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, error) {
+	op := "add"
+	if replace {
+		op = "update"
+	}
 	if len(eps) == 0 {
 		return nil, nil
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("episode store: add: %w", ErrReadOnly)
+		return nil, fmt.Errorf("episode store: %s: %w", op, ErrReadOnly)
 	}
 	batch := make([]Episode, len(eps))
 	copy(batch, eps)
@@ -315,15 +344,29 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 		}
 	}
 	ids := make([]int64, len(batch))
-	// Skip the work for episodes already stored under their external id.
+	// Skip the work for episodes already stored under their external id
+	// with the same content; another content is a conflict, or replaced.
 	todo := make([]int, 0, len(batch))
+	old := map[int]int64{} // batch index -> the id of the version it replaces
 	for i, e := range batch {
 		if e.ExternalID != "" {
 			id, err := s.idByExternal(ctx, s.db, e.User, e.ExternalID)
 			if err != nil {
-				return nil, fmt.Errorf("episode store: add: %w", err)
+				return nil, fmt.Errorf("episode store: %s: %w", op, err)
 			}
 			if id != 0 {
+				stored, err := s.Get(ctx, id)
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return nil, fmt.Errorf("episode store: %s: %w", op, err)
+				}
+				if err == nil && !sameContent(stored, e) {
+					if !replace {
+						return nil, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
+					}
+					old[i] = id
+					todo = append(todo, i)
+					continue
+				}
 				ids[i] = id
 				continue
 			}
@@ -391,10 +434,19 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: add: %w", err)
 	}
-	added := 0
+	added, replaced := 0, 0
 	var fresh []indexed
 	for j, i := range todo {
 		e := batch[i]
+		if id, ok := old[i]; ok {
+			gone, err := deleteOne(ctx, tx, id)
+			if err != nil {
+				return nil, fmt.Errorf("episode store: update: episode %d: replace %d: %w", i, id, err)
+			}
+			if gone {
+				replaced++
+			}
+		}
 		var id int64
 		err := insEp.QueryRowContext(ctx, lastID+1, e.User, nullIfEmpty(e.ExternalID), e.UserText, e.ReplyText,
 			e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity), e.Source, codes[j]).Scan(&id)
@@ -436,7 +488,16 @@ func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("episode store: add: commit: %w", err)
 	}
-	s.docs.Add(int64(added))
+	s.docs.Add(int64(added - replaced))
+	if replaced > 0 {
+		for _, f := range fresh {
+			s.parts.forget(f.user) // reloaded at its next search
+		}
+		if _, err := s.checkpoint(ctx); err != nil {
+			return ids, fmt.Errorf("episode store: update: %w", err)
+		}
+		return ids, nil
+	}
 	s.parts.added(fresh, gens)
 	return ids, nil
 }

@@ -95,6 +95,9 @@ func TestAddDefaults(t *testing.T) {
 	}
 }
 
+// TestAddIdempotentByExternalID: re-adding a (user, external id) with the
+// same content is a no-op, with other content ErrConflict and nothing
+// written; Update replaces it, erasing the old version.
 func TestAddIdempotentByExternalID(t *testing.T) {
 	s := newStore(t)
 	a := ep("u", "hello", "hi", day)
@@ -108,7 +111,7 @@ func TestAddIdempotentByExternalID(t *testing.T) {
 	// Again, and twice within one batch, and the same external id for another user.
 	other := a
 	other.User = "v"
-	again, err := s.Add(ctx, []Episode{b, a, other})
+	again, err := s.Add(ctx, []Episode{a, a, other})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,9 +127,39 @@ func TestAddIdempotentByExternalID(t *testing.T) {
 	if id, err := s.IDByExternal(ctx, "u", "nope"); err != nil || id != 0 {
 		t.Fatalf("IDByExternal(unknown) = %d, %v", id, err)
 	}
+	fresh := ep("u", "new one", "", day)
+	if _, err := s.Add(ctx, []Episode{fresh, b}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), `"x1"`) {
+		t.Fatalf("Add of other content under x1: %v, want ErrConflict naming it", err)
+	}
+	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
+		t.Fatalf("a conflicting batch wrote: %v", c)
+	}
 	got, _ := s.Get(ctx, first[0])
 	if got.UserText != "hello" {
 		t.Fatalf("re-add overwrote the episode: %q", got.UserText)
+	}
+	// Update replaces: a new id, the new text searchable, the old one gone.
+	ids, err := s.Update(ctx, []Episode{b, other})
+	if err != nil || ids[0] == first[0] || ids[1] != again[2] {
+		t.Fatalf("Update = %v, %v (first %v, other %v)", ids, err, first, again[2])
+	}
+	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
+		t.Fatalf("after update: %v", c)
+	}
+	if _, err := s.Get(ctx, first[0]); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the old version: %v", err)
+	}
+	if got, _ := s.Get(ctx, ids[0]); got.UserText != "changed" || got.ExternalID != "x1" {
+		t.Errorf("the new version: %+v", got)
+	}
+	if hits, err := s.BM25(ctx, "u", strings.Fields(s.Analyzer().Index("changed")), 10, Filter{}); err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
+		t.Errorf("BM25 of the new text: %v, %v", hits, err)
+	}
+	if hits, err := s.BM25(ctx, "u", strings.Fields(s.Analyzer().Index("hello")), 10, Filter{}); err != nil || len(hits) != 0 {
+		t.Errorf("BM25 of the old text: %v, %v", hits, err)
+	}
+	if n, _ := s.Count(ctx, "u"); n != 1 {
+		t.Errorf("count of u: %d", n)
 	}
 }
 

@@ -473,6 +473,24 @@ func TestExportForgetIngest(t *testing.T) {
 	}
 }
 
+// TestIngestUpdate: a line whose user and id are stored with other content
+// is an error naming it; with -update it replaces the stored episode.
+func TestIngestUpdate(t *testing.T) {
+	db, _ := newTestStore(t)
+	dir := t.TempDir()
+	changed := writeFile(t, dir, "changed.jsonl", `{"id": "haruka:r3", "user": "haruka", "user_text": "猫のこむぎが爪とぎを覚えた", "reply_text": "えらい！", "occurred_at": "2025-06-10T09:00:00Z"}
+`)
+	code, _, errOut := runCLI(t, "ingest", "-db", db, changed)
+	if code != 1 || !strings.Contains(errOut, "haruka:r3") || !strings.Contains(errOut, "other content") {
+		t.Fatalf("ingest of other content: exit %d, %q", code, errOut)
+	}
+	mustRun(t, "ingest", "-db", db, "-update", changed)
+	out := mustRun(t, "export", "-db", db, "-user", "haruka")
+	if !strings.Contains(out, "爪とぎ") || strings.Contains(out, "キャリー") || strings.Count(out, "\n") != 3 {
+		t.Errorf("after -update:\n%s", out)
+	}
+}
+
 // TestReadOnlyFlag: -readonly retrieves and reports from a store it never
 // writes, and a write through it says why it cannot.
 func TestReadOnlyFlag(t *testing.T) {

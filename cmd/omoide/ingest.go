@@ -49,6 +49,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "the input `format`: jsonl or transcript (default: from the file extension)")
 	batch := fs.Int("batch", 500, "episodes per store transaction")
 	showProgress := fs.Bool("progress", false, "draw the progress bar on stderr even when it is not a terminal")
+	update := fs.Bool("update", false, "replace an episode stored under the same user and id with other content (without it, such a line is an error)")
 	skipBad := fs.Bool("skip-bad", false, "count malformed lines (transcript: blocks) and go on, instead of stopping at the first")
 	user := fs.String("user", "", "transcript: the person of blocks before any \"# user:\" line")
 	tz := fs.String("tz", "", "transcript: the time `zone` of timestamps without a UTC offset, e.g. Asia/Tokyo")
@@ -93,7 +94,10 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer mem.Close()
 
-	in := &ingester{mem: mem, batch: *batch, skipBad: *skipBad, stderr: stderr, start: time.Now()}
+	in := &ingester{mem: mem, batch: *batch, skipBad: *skipBad, stderr: stderr, start: time.Now(), store: mem.Add}
+	if *update {
+		in.store = mem.Update
+	}
 	progress := *showProgress || isTerminal(stderr)
 	total := 0
 	if progress {
@@ -219,6 +223,7 @@ type ingester struct {
 	mem     *omoide.Memory
 	batch   int
 	skipBad bool
+	store   func(context.Context, ...episode.Episode) ([]int64, error) // Memory.Add, or Update with -update
 	stderr  io.Writer
 	bar     *progressBar
 	start   time.Time
@@ -340,7 +345,7 @@ func (in *ingester) flush(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreFailed, err)
 	}
-	if _, err := in.mem.Add(ctx, in.pending...); err != nil {
+	if _, err := in.store(ctx, in.pending...); err != nil {
 		return fmt.Errorf("%w: episodes of %s..%s: %v", errStoreFailed, in.where, in.lastWhere, err)
 	}
 	after, err := in.mem.Store.Count(ctx, "")

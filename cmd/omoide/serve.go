@@ -246,6 +246,7 @@ func newServer(mem *omoide.Memory, cfg serverConfig) *server {
 		h            func(w http.ResponseWriter, r *http.Request) (any, error)
 	}{
 		{http.MethodPost, "/v1/episodes", s.addEpisodes},
+		{http.MethodPut, "/v1/episodes", s.updateEpisodes},
 		{http.MethodPost, "/v1/retrieve", s.retrieve},
 		{http.MethodPost, "/v1/pack", s.pack},
 		{http.MethodDelete, "/v1/episodes/{id}", s.deleteEpisode},
@@ -384,6 +385,10 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
+	case errors.Is(err, episode.ErrConflict):
+		status = http.StatusConflict
+	case errors.Is(err, episode.ErrReadOnly):
+		status = http.StatusForbidden
 	case errors.As(err, &mbe):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)
 	case errors.Is(err, context.DeadlineExceeded):
@@ -459,6 +464,18 @@ func (s *server) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 func (s *server) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	return s.storeEpisodes(w, r, s.mem.Add)
+}
+
+// updateEpisodes is PUT /v1/episodes: as POST, but an episode whose (user,
+// external id) is stored with other content replaces it (Memory.Update).
+func (s *server) updateEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	return s.storeEpisodes(w, r, s.mem.Update)
+}
+
+// storeEpisodes decodes the body of POST and PUT /v1/episodes and stores
+// them with store.
+func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store func(context.Context, ...episode.Episode) ([]int64, error)) (any, error) {
 	var raw []byte
 	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
 		return nil, err
@@ -467,7 +484,7 @@ func (s *server) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	ids, err := s.mem.Add(r.Context(), eps...)
+	ids, err := store(r.Context(), eps...)
 	if err != nil {
 		return nil, err
 	}

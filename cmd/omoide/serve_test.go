@@ -239,11 +239,22 @@ func TestServeEndToEnd(t *testing.T) {
 	if len(kentaIDs) != 2 {
 		t.Fatalf("ids %v", out)
 	}
-	// Idempotent by external id.
-	again := c.expect(200, "POST", "/v1/episodes", `[{"id": "k1", "user": "kenta", "user_text": "博多で豚骨ラーメンを食べた。替え玉した", "occurred_at": "2025-06-02T12:00:00Z"}]`, true)
+	// Idempotent by external id; other content is a conflict, which PUT
+	// replaces.
+	k1 := `[{"id": "k1", "user": "kenta", "user_text": "博多で豚骨ラーメンを食べた。替え玉した", "reply_text": "替え玉は外せないね", "occurred_at": "2025-06-02T12:00:00Z"}]`
+	again := c.expect(200, "POST", "/v1/episodes", k1, true)
 	if fmt.Sprint(again["ids"]) != fmt.Sprint(kentaIDs[:1]) {
 		t.Errorf("re-adding k1: ids %v, want %v", again["ids"], kentaIDs[:1])
 	}
+	k1b := strings.Replace(k1, "替え玉は外せないね", "替え玉は2回まで", 1)
+	if out := c.expect(409, "POST", "/v1/episodes", k1b, true); !strings.Contains(fmt.Sprint(out["error"]), "k1") {
+		t.Errorf("POST of other content under k1: %v", out)
+	}
+	replaced := c.expect(200, "PUT", "/v1/episodes", k1b, true)
+	if fmt.Sprint(replaced["ids"]) == fmt.Sprint(kentaIDs[:1]) {
+		t.Errorf("PUT k1: ids %v, want a new id", replaced["ids"])
+	}
+	c.expect(200, "PUT", "/v1/episodes", k1, true) // and back
 
 	// Retrieval stays within the person.
 	req := map[string]any{"user": "haruka", "text": "麺屋こはくの味噌バターラーメンがまた食べたい", "recent": []any{}, "now": "2025-07-01T00:00:00Z", "with_candidates": true}
