@@ -192,6 +192,12 @@ func (m *Memory) Export(ctx context.Context, user string, w io.Writer) (int, err
 	return m.Store.Export(ctx, user, w)
 }
 
+// Backup writes a consistent copy of the store to path, a new file, while it
+// is in use (episode.Store.Backup).
+func (m *Memory) Backup(ctx context.Context, path string) error {
+	return m.Store.Backup(ctx, path)
+}
+
 // Retrieve returns the episodes worth reminding the model of.
 func (m *Memory) Retrieve(ctx context.Context, req retriever.Request) (retriever.Result, error) {
 	return m.Retriever.Retrieve(ctx, req)

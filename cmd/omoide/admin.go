@@ -164,6 +164,41 @@ stored without an external id is written with the id "`+episode.ExportIDPrefix+`
 	return nil
 }
 
+func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("backup", stderr)
+	sc := addStoreFlags(fs)
+	out := fs.String("o", "", "the new `file` of the copy (required; never overwritten)")
+	setUsage(fs, "omoide backup -o FILE", `Backup writes a consistent copy of the store to a new file while other processes (omoide serve)
+go on reading and writing it: one snapshot, compacted, with no free pages. The copy is a store
+of its own ("omoide check -db FILE").
+
+`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: -o is required", errUsage)
+	}
+	store, err := sc.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	start := time.Now()
+	if err := store.Backup(ctx, *out); err != nil {
+		return err
+	}
+	st, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backup: %s, %d bytes in %s\n", *out, st.Size(), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("stats", stderr)
 	sc := addStoreFlags(fs)

@@ -510,6 +510,16 @@ func TestReadOnlyFlag(t *testing.T) {
 		t.Errorf("stats -readonly:\n%s", out)
 	}
 	mustRun(t, "check", "-db", db, "-readonly")
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	if out := mustRun(t, "backup", "-db", db, "-readonly", "-o", copyPath); !strings.Contains(out, "backup: "+copyPath) {
+		t.Errorf("backup -readonly: %q", out)
+	}
+	if out := mustRun(t, "check", "-db", copyPath); !strings.Contains(out, "ok") && !strings.Contains(out, "consistent") {
+		t.Errorf("check of the backup: %q", out)
+	}
+	if code, _, errOut := runCLI(t, "backup", "-db", db, "-readonly", "-o", copyPath); code != 1 || !strings.Contains(errOut, "exists") {
+		t.Errorf("backup over a file: exit %d, %q", code, errOut)
+	}
 	for _, args := range [][]string{{"forget", "-db", db, "-readonly", "-user", "kenta"}, {"ingest", "-db", db, "-readonly", jsonl}} {
 		code, _, errOut := runCLI(t, args...)
 		if code != 1 || !strings.Contains(errOut, "read-only") {

@@ -44,6 +44,7 @@ var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Comma
 	{Name: "retrieve", Summary: "find the episodes worth reminding the model of, with their score parts", Run: runRetrieve},
 	{Name: "delete", Summary: "delete episodes by id or external id", Run: runDelete},
 	{Name: "forget", Summary: "delete every episode of a person", Run: runForget},
+	{Name: "backup", Summary: "write a consistent copy of the store while it is in use", Run: runBackup},
 	{Name: "export", Summary: "write a person's episodes as the JSON Lines that ingest reads", Run: runExport},
 	{Name: "stats", Summary: "describe the store: embedder, analyzer, row counts, size", Run: runStats},
 	{Name: "reembed", Summary: "recompute every vector with another embedder", Run: runReembed},
