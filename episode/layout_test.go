@@ -45,3 +45,46 @@ func TestSmallPeopleCostLittle(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetHalfFreesHalf: forgetting half the people frees about half the
+// file's live pages, and new people reuse them before the file grows.
+func TestForgetHalfFreesHalf(t *testing.T) {
+	const people = 200
+	path := filepath.Join(t.TempDir(), "half.db")
+	s := openStore(t, path, Options{Embedder: hashEmbedder(t, 256)})
+	add := func(prefix string, n int) {
+		for i := range n {
+			u := fmt.Sprintf("%s%03d", prefix, i)
+			if _, err := s.Add(ctx, []Episode{ep(u, fmt.Sprintf("%sの話その一 %d", u, i), "うん", day), ep(u, fmt.Sprintf("%sの話その二 %d", u, i), "へえ", day)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pages := func() (live, total int64) {
+		if _, err := s.checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var free int64
+		if err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count)`).Scan(&total, &free); err != nil {
+			t.Fatal(err)
+		}
+		return total - free, total
+	}
+	add("p", people)
+	live0, total0 := pages()
+	for i := 0; i < people; i += 2 {
+		if _, err := s.DeleteUser(ctx, fmt.Sprintf("p%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live1, total1 := pages()
+	if total1 != total0 || float64(live1) > 0.6*float64(live0) {
+		t.Errorf("after forgetting half: %d live pages of %d (before %d of %d), want about half live", live1, total1, live0, total0)
+	}
+	add("q", people/2)
+	live2, total2 := pages()
+	// Without reuse the file would grow by about the pages freed.
+	if freed := total1 - live1; total2-total0 > freed/4 || live2 < live1 {
+		t.Errorf("after as many new people: %d pages (%d live), before the forget %d: the freed pages were not reused", total2, live2, total0)
+	}
+}
