@@ -11,6 +11,34 @@ import (
 	"testing"
 )
 
+// failFast collects the first errors of concurrent goroutines and tells
+// them all to stop at the first.
+type failFast struct {
+	stop atomic.Bool
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *failFast) report(err error) {
+	f.mu.Lock()
+	if len(f.errs) < 64 {
+		f.errs = append(f.errs, err)
+	}
+	f.mu.Unlock()
+	f.stop.Store(true)
+}
+
+// fail reports the collected errors to t, once every goroutine is done, and
+// whether there were any.
+func (f *failFast) fail(t *testing.T) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, err := range f.errs {
+		t.Error(err)
+	}
+	return len(f.errs) > 0
+}
+
 // TestUpdateExportBackupBesideReaders runs searches on 4 goroutines while
 // one updates episodes in place, one exports a person and one takes
 // backups: no error ("database is locked" included), every search result
@@ -31,15 +59,8 @@ func TestUpdateExportBackupBesideReaders(t *testing.T) {
 	if _, err := s.Add(ctx, eps); err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
-	errs := make(chan error, 64)
-	report := func(err error) {
-		select {
-		case errs <- err:
-		default:
-		}
-		stop.Store(true)
-	}
+	var ff failFast
+	stop, report := &ff.stop, ff.report
 	vec, err := s.Embedder().Embed(ctx, []string{"ラーメンの話"})
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +149,7 @@ func TestUpdateExportBackupBesideReaders(t *testing.T) {
 	writers.Wait()
 	stop.Store(true)
 	readers.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if t.Failed() {
+	if ff.fail(t) {
 		return
 	}
 	for _, p := range append([]string{s.Path()}, backups...) {

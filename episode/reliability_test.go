@@ -174,15 +174,8 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 	s := openStore(t, path, Options{IndexMin: 8})
 	const writers, batches, batchSize, readers, users = 4, 50, 5, 16, 3
 	var searches, snapshots, deleteCalls atomic.Int64
-	var stop atomic.Bool
-	errs := make(chan error, 100)
-	report := func(err error) {
-		select {
-		case errs <- err:
-		default:
-		}
-		stop.Store(true)
-	}
+	var ff failFast
+	stop, report := &ff.stop, ff.report
 	var mu sync.Mutex
 	written := map[string]Episode{} // by external id, as added, ID set
 	deleted := map[string]bool{}
@@ -312,11 +305,7 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 	readersWG.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if t.Failed() {
+	if ff.fail(t) {
 		return
 	}
 

@@ -350,24 +350,20 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	old := map[int]int64{} // batch index -> the id of the version it replaces
 	for i, e := range batch {
 		if e.ExternalID != "" {
-			id, err := s.idByExternal(ctx, s.db, e.User, e.ExternalID)
-			if err != nil {
-				return nil, fmt.Errorf("episode store: %s: %w", op, err)
+			stored, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ? AND external_id = ?`, e.User, e.ExternalID))
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("episode store: %s: look up external id %q: %w", op, clipForError(e.ExternalID), err)
 			}
-			if id != 0 {
-				stored, err := s.Get(ctx, id)
-				if err != nil && !errors.Is(err, ErrNotFound) {
-					return nil, fmt.Errorf("episode store: %s: %w", op, err)
-				}
-				if err == nil && !sameContent(stored, e) {
+			if err == nil {
+				if !sameContent(stored, e) {
 					if !replace {
 						return nil, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
 					}
-					old[i] = id
+					old[i] = stored.ID
 					todo = append(todo, i)
 					continue
 				}
-				ids[i] = id
+				ids[i] = stored.ID
 				continue
 			}
 		}
@@ -826,10 +822,8 @@ func (s *Store) deleteUser(ctx context.Context, user string) (Erased, error) {
 	}
 	// The vector index keeps a partition's chunks, its name in them, when
 	// their rows are gone; the person's partition is empty now.
-	for _, q := range vecPartitionDeletes {
-		if _, err := tx.ExecContext(ctx, q, user); err != nil {
-			return er, fmt.Errorf("vector chunks: %w", err)
-		}
+	if err := deleteVecPartition(ctx, tx, user); err != nil {
+		return er, fmt.Errorf("vector chunks: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM partitions WHERE user = ?`, user); err != nil {
 		return er, fmt.Errorf("partitions: %w", err)
@@ -851,32 +845,38 @@ func (s *Store) deleteUser(ctx context.Context, user string) (Erased, error) {
 	return er, nil
 }
 
-// vecPartitionDeletes remove the chunks of one vec0 partition (the person,
-// ?1) from the vector index's shadow tables: the vectors, the metadata
-// columns, then the chunk rows that hold the partition key. sqlite-vec
-// v0.1.6 stores a chunk's blobs under a column named rowid that holds the
-// chunk id, and opens them by the table's real rowid, which a new row takes
-// as the largest plus one: so that the next chunk's real rowid stays its id,
-// each table keeps an empty placeholder row (rowid NULL) at the chunks'
-// last id.
-var vecPartitionDeletes = func() []string {
-	tables := []string{"vector_chunks00", "metadatachunks00", "metadatachunks01", "metadatachunks02", "metadatachunks03"}
-	var qs []string
-	for _, t := range tables {
-		qs = append(qs, `DELETE FROM episodes_vec_`+t+` WHERE rowid IN (SELECT chunk_id FROM episodes_vec_chunks WHERE partition00 = ?1)`)
-	}
-	qs = append(qs, `DELETE FROM episodes_vec_chunks WHERE partition00 = ?1`)
-	for _, t := range tables {
-		col := "data"
-		if strings.HasPrefix(t, "vector") {
-			col = "vectors"
+// vecChunkTables are vec0's tables of chunk blobs (the vectors, then the
+// four metadata columns) and their blob column.
+var vecChunkTables = [][2]string{{"episodes_vec_vector_chunks00", "vectors"}, {"episodes_vec_metadatachunks00", "data"},
+	{"episodes_vec_metadatachunks01", "data"}, {"episodes_vec_metadatachunks02", "data"}, {"episodes_vec_metadatachunks03", "data"}}
+
+// deleteVecPartition removes the chunks of user's vec0 partition from the
+// vector index's shadow tables: the blobs, then the chunk rows that hold the
+// partition key. sqlite-vec v0.1.6 stores a chunk's blobs under a column
+// named rowid that holds the chunk id, and opens them by the table's real
+// rowid, which a new row takes as the largest plus one: so that the next
+// chunk's real rowid stays its id, each blob table keeps an empty
+// placeholder row (rowid NULL) at the chunks' last id.
+func deleteVecPartition(ctx context.Context, tx *sql.Tx, user string) error {
+	for _, t := range vecChunkTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t[0]+` WHERE rowid IN (SELECT chunk_id FROM episodes_vec_chunks WHERE partition00 = ?)`, user); err != nil {
+			return err
 		}
-		qs = append(qs, `DELETE FROM episodes_vec_`+t+` WHERE rowid IS NULL AND ?1 IS NOT NULL`,
-			`INSERT INTO episodes_vec_`+t+` (oid, rowid, `+col+`) SELECT seq, NULL, x'' FROM sqlite_sequence
-				WHERE name = 'episodes_vec_chunks' AND seq > coalesce((SELECT max(oid) FROM episodes_vec_`+t+`), 0) AND ?1 IS NOT NULL`)
 	}
-	return qs
-}()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM episodes_vec_chunks WHERE partition00 = ?`, user); err != nil {
+		return err
+	}
+	for _, t := range vecChunkTables {
+		for _, q := range []string{`DELETE FROM ` + t[0] + ` WHERE rowid IS NULL`,
+			`INSERT INTO ` + t[0] + ` (oid, rowid, ` + t[1] + `) SELECT seq, NULL, x'' FROM sqlite_sequence
+				WHERE name = 'episodes_vec_chunks' AND seq > coalesce((SELECT max(oid) FROM ` + t[0] + `), 0)`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // Count returns how many episodes user has; user "" counts every episode.
 // A person's count is read from the partitions table, which the triggers keep

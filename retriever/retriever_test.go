@@ -263,15 +263,20 @@ func TestRetrieveAgeFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, c := range res.Candidates {
-			got = append(got, c.Episode.UserText)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, tt.want) {
+		if got := sortedTexts(res.Candidates, func(e episode.Episode) string { return e.UserText }); !slices.Equal(got, tt.want) {
 			t.Errorf("MaxAgeDays %d: candidates %q, want %q", tt.maxAge, got, tt.want)
 		}
 	}
+}
+
+// sortedTexts returns text of each hit's episode, sorted.
+func sortedTexts(hits []retriever.Hit, text func(episode.Episode) string) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, text(h.Episode))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestOldMemories: with no age cutoff, an episode from a year and a half ago
@@ -334,12 +339,7 @@ func TestUntilToday(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, c := range res.Candidates {
-			got = append(got, c.Episode.ReplyText)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, tt.want) {
+		if got := sortedTexts(res.Candidates, func(e episode.Episode) string { return e.ReplyText }); !slices.Equal(got, tt.want) {
 			t.Errorf("UntilToday %v: candidates %q, want %q", tt.o.Filter.UntilToday, got, tt.want)
 		}
 	}

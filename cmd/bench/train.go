@@ -73,9 +73,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// The features do not depend on the decision; without it, a model that
-	// no longer loads (new features) can be refitted.
-	cfg.Opts.Rank.Inject = rerank.Inject{}
 	emb, err := f.emb.embedder()
 	if err != nil {
 		return err

@@ -30,7 +30,9 @@ func weightsLabel(w rerank.Weights) string {
 }
 
 // oneConfig returns the one configuration the flags name (the default preset,
-// hybrid, by default), for a mode that studies one.
+// hybrid, by default), for a mode that studies one, with the relevance model
+// off: the candidates' features do not depend on the decision (train refits
+// a model that no longer loads), and tune replays the rules.
 func (f *suiteFlags) oneConfig(mode string) (config, error) {
 	cfgs, err := configGrid(f.presets.or(omoide.PresetDefault), f.arms.or(armsHybrid), f.toks)
 	if err != nil {
@@ -42,7 +44,9 @@ func (f *suiteFlags) oneConfig(mode string) (config, error) {
 	if len(cfgs) != 1 {
 		return config{}, fmt.Errorf("%w: %s studies one configuration; give one -preset, -arms, -tokenizer and -variant", errUsage, mode)
 	}
-	return cfgs[0], nil
+	cfg := cfgs[0]
+	cfg.Opts.Rank.Inject = rerank.Inject{}
+	return cfg, nil
 }
 
 // retrieveSuite builds the suite's store for cfg, retrieves every query of
@@ -327,9 +331,6 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	// tune sweeps the rules of the decision (the gate, Medium, High); a
-	// relevance model's threshold is studied by bench train.
-	cfg.Opts.Rank.Inject = rerank.Inject{}
 	ro := cfg.Opts.Rank
 	highs, err := parseRange(*highFlag)
 	if err != nil {
