@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,10 @@ type Suite struct {
 	Name     string
 	Episodes []Episode
 	Queries  []Query
+	// Duplicates counts the episodes left out for a (user, id) an earlier
+	// line holds: a store keeps one episode per (user, external id), the
+	// first, and refuses another content under it (episode.ErrConflict).
+	Duplicates int
 }
 
 // LoadSuite reads the suite in dir.
@@ -125,6 +130,16 @@ func LoadSuite(dir string) (*Suite, error) {
 	if s.Episodes, err = ReadFile[Episode](path); err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
+	seen := make(map[[2]string]bool, len(s.Episodes))
+	s.Episodes = slices.DeleteFunc(s.Episodes, func(e Episode) bool {
+		k := [2]string{e.User, e.ID}
+		if seen[k] {
+			s.Duplicates++
+			return true
+		}
+		seen[k] = true
+		return false
+	})
 	qpath := dir + "/queries.jsonl"
 	if _, err := os.Stat(qpath); err == nil {
 		if s.Queries, err = ReadFile[Query](qpath); err != nil {

@@ -14,6 +14,8 @@ func TestReadEpisodesAndQueries(t *testing.T) {
 	eps := `{"id": "u:1", "user": "u", "user_text": "昨日ラーメン", "reply_text": "", "occurred_at": "2025-06-01T12:00:00Z", "source": "notification"}
 
 {"id": "u:2", "user": "u", "user_text": "x", "reply_text": "y", "occurred_at": "2025-06-02T12:00:00Z"}
+{"id": "u:2", "user": "u", "user_text": "another line under u:2, as jsts-ja-dev has", "reply_text": "", "occurred_at": "2025-06-02T12:00:00Z"}
+{"id": "u:2", "user": "v", "user_text": "v's own u:2", "reply_text": "", "occurred_at": "2025-06-02T12:00:00Z"}
 `
 	f, _ := os.Create(filepath.Join(dir, "episodes.jsonl.gz"))
 	gz := gzip.NewWriter(f)
@@ -28,8 +30,11 @@ func TestReadEpisodesAndQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Episodes) != 2 || len(s.Queries) != 2 || s.Name != filepath.Base(dir) {
+	if len(s.Episodes) != 3 || s.Duplicates != 1 || len(s.Queries) != 2 || s.Name != filepath.Base(dir) {
 		t.Fatalf("suite = %+v", s)
+	}
+	if s.Episodes[1].UserText != "x" || s.Episodes[2].User != "v" {
+		t.Fatalf("the first line of a duplicate id is kept, another person's is not a duplicate: %+v", s.Episodes)
 	}
 	if s.Queries[0].Ordinal != 1 || s.Queries[1].Ordinal != 2 {
 		t.Fatalf("ordinals = %d, %d, want 1, 2", s.Queries[0].Ordinal, s.Queries[1].Ordinal)

@@ -347,9 +347,16 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	// Skip the work for episodes already stored under their external id
 	// with the same content; another content is a conflict, or replaced.
 	todo := make([]int, 0, len(batch))
-	old := map[int]int64{} // batch index -> the id of the version it replaces
+	old := map[int]int64{}           // batch index -> the id of the version it replaces
+	first := map[[2]string]Episode{} // the batch's first episode under each (user, external id)
 	for i, e := range batch {
 		if e.ExternalID != "" {
+			k := [2]string{e.User, e.ExternalID}
+			if f, ok := first[k]; ok && !sameContent(f, e) {
+				return nil, fmt.Errorf("episode store: %s: episode %d (user %q, external id %q): the batch holds it twice with other content: %w", op, i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
+			} else if !ok {
+				first[k] = e
+			}
 			stored, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ? AND external_id = ?`, e.User, e.ExternalID))
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("episode store: %s: look up external id %q: %w", op, clipForError(e.ExternalID), err)

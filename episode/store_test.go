@@ -134,6 +134,12 @@ func TestAddIdempotentByExternalID(t *testing.T) {
 	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
 		t.Fatalf("a conflicting batch wrote: %v", c)
 	}
+	// Twice in one batch with other content is a conflict too.
+	y, y2 := ep("u", "one", "", day), ep("u", "two", "", day)
+	y.ExternalID, y2.ExternalID = "y", "y"
+	if _, err := s.Add(ctx, []Episode{y, y2}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("one batch, one id, two contents: %v", err)
+	}
 	got, _ := s.Get(ctx, first[0])
 	if got.UserText != "hello" {
 		t.Fatalf("re-add overwrote the episode: %q", got.UserText)

@@ -93,10 +93,13 @@ func suiteDirs(suites []string, evalDir string) ([]string, error) {
 
 // loadSuite reads a suite and subsamples its queries to limit (0: all),
 // deterministically from seed, keeping the file order.
-func loadSuite(dir string, limit int, seed uint64) (*dataset.Suite, error) {
+func loadSuite(dir string, limit int, seed uint64, log io.Writer) (*dataset.Suite, error) {
 	s, err := dataset.LoadSuite(dir)
 	if err != nil {
 		return nil, err
+	}
+	if s.Duplicates > 0 {
+		fmt.Fprintf(log, "%s: %d episodes left out: their user and id are an earlier line's (the store keeps the first)\n", s.Name, s.Duplicates)
 	}
 	if len(s.Queries) == 0 {
 		return nil, fmt.Errorf("suite %s has no queries", dir)
@@ -428,7 +431,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var results []result
 	for _, dir := range dirs {
 		st := time.Now()
-		s, err := loadSuite(dir, f.limit, f.seed)
+		s, err := loadSuite(dir, f.limit, f.seed, stderr)
 		if err != nil {
 			return err
 		}

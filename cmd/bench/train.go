@@ -80,7 +80,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	var qs []trainQuery
 	for _, dir := range dirs {
-		s, err := loadSuite(dir, f.limit, f.seed)
+		s, err := loadSuite(dir, f.limit, f.seed, stderr)
 		if err != nil {
 			return err
 		}

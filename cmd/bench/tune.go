@@ -381,7 +381,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var suiteNames []string
 	same, total := 0, 0
 	for _, dir := range dirs {
-		s, err := loadSuite(dir, f.limit, f.seed)
+		s, err := loadSuite(dir, f.limit, f.seed, stderr)
 		if err != nil {
 			return err
 		}
