@@ -20,6 +20,10 @@ type Stats struct {
 	FTSRows    int   // rows of the FTS5 index
 	VectorRows int   // rows of the vec0 index
 	FileBytes  int64 // the database file with its WAL
+	// FreeBytes is the part of the file on its free list: pages that
+	// removals returned, zeroed, which later writes reuse before the file
+	// grows (FileBytes - FreeBytes is what the data takes).
+	FreeBytes int64
 }
 
 // Stats counts the store's rows and measures its file. The three counts
@@ -44,6 +48,11 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 			st.FileBytes += fi.Size()
 		}
 	}
+	free, err := s.freeBytes(ctx)
+	if err != nil {
+		return st, fmt.Errorf("episode store: stats: %w", err)
+	}
+	st.FreeBytes = free
 	return st, nil
 }
 
@@ -309,7 +318,7 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 		`UPDATE partitions SET gen = gen + 1, episodes = 0 WHERE episodes != 0 AND user NOT IN (SELECT user FROM episodes)`,
 	}
 	if fts { // a new, empty index: dropping frees (and, securely, zeroes) the old one's pages at once
-		stmts = append(stmts, `DROP TABLE episodes_vocab`, `DROP TABLE episodes_fts`, ftsTableSQL, ftsSecureDeleteSQL, vocabTableSQL)
+		stmts = append(stmts, `DROP TABLE episodes_vocab`, `DROP TABLE episodes_fts`, ftsTableSQL, ftsSecureDeleteSQL, ftsAutomergeSQL, vocabTableSQL, bumpFTSRemovalsSQL)
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -336,6 +345,7 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 		if err != nil {
 			return done, fmt.Errorf("episodes %d..%d: %w", eps[0].ID, eps[len(eps)-1].ID, err)
 		}
+		var rows []ftsRow
 		for i, e := range eps {
 			blob, err := s.vectorBlob(vecs[i])
 			if err != nil {
@@ -348,11 +358,11 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 				return done, fmt.Errorf("episode %d: quantized vector: %w", e.ID, err)
 			}
 			if fts {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO episodes_fts (rowid, user_text, reply_text, person) VALUES (?, ?, ?, ?)`,
-					e.ID, s.analyzer.Index(e.UserText), s.analyzer.Index(e.ReplyText), PersonToken(e.User)); err != nil {
-					return done, fmt.Errorf("episode %d: fts: %w", e.ID, err)
-				}
+				rows = append(rows, ftsRow{ID: e.ID, UserText: s.analyzer.Index(e.UserText), ReplyText: s.analyzer.Index(e.ReplyText), Person: PersonToken(e.User)})
 			}
+		}
+		if err := insertFTS(ctx, tx, rows); err != nil {
+			return done, fmt.Errorf("episodes %d..%d: %w", eps[0].ID, eps[len(eps)-1].ID, err)
 		}
 		done += len(eps)
 		lastID = eps[len(eps)-1].ID

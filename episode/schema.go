@@ -16,7 +16,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migrations[i] moves a store from version i to version i+1. Each runs in the
 // same transaction as the version bump; add new ones at the end, never edit one
@@ -28,6 +28,19 @@ var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV4,
 	migrateV5,
 	migrateV6,
+	migrateV7,
+}
+
+// migrateV7 counts removals from the full-text index (ftsRemovalTriggerSQL),
+// so that BM25's cached phrase counts know when to start over, and has FTS5
+// merge segments two at a time (ftsAutomergeSQL).
+func migrateV7(ctx context.Context, tx *sql.Tx, _ int) error {
+	for _, q := range []string{ftsRemovalTriggerSQL, ftsAutomergeSQL} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrateV6 rebuilds the vector index in chunks of VectorChunk vectors

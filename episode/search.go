@@ -201,26 +201,41 @@ const personFilterShare = 0.5
 // matched and scored: the expression is ANDed with the person's token
 // (PersonToken) in the person column, which weighs nothing in bm25; the join
 // on the episode's user decides in every case.
+//
+// The score is FTS5's bm25() to the last bit, computed by omoide_bm25
+// (fts5rank.go) from the phrases' row counts over the whole store, which the
+// Store keeps (phraseDocs) instead of reading every phrase's posting list on
+// every query.
 func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f Filter) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	match := tokenize.MatchQuery(terms)
-	if match == "" {
+	phrases := tokenize.MatchPhrases(terms)
+	if len(phrases) == 0 {
 		return nil, nil
 	}
 	mine, err := s.Count(ctx, user)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: bm25: %w", err)
 	}
-	if float64(mine) < personFilterShare*float64(s.docs.Load()) {
-		match = `person : "` + PersonToken(user) + `" AND {user_text reply_text} : (` + match + `)`
-	} else {
-		match = `{user_text reply_text} : (` + match + `)`
+	docs, err := s.phrases.counts(ctx, s, phrases)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: bm25: count phrases: %w", err)
 	}
-	cond, args := f.where("e.", []any{match, user})
+	match := `{user_text reply_text} : (` + strings.Join(phrases, " OR ") + `)`
+	args := []any{1.0, 1.0, 0.0} // the columns' weights: user_text, reply_text, person
+	if float64(mine) < personFilterShare*float64(s.docs.Load()) {
+		match = `person : "` + PersonToken(user) + `" AND ` + match
+		args = append(args, 0) // the person's phrase, which weighs nothing
+	}
+	for _, n := range docs {
+		args = append(args, n)
+	}
+	score := `omoide_bm25(episodes_fts` + strings.Repeat(", ?", len(args)) + `)`
+	args = append(args, match, user)
+	cond, args := f.where("e.", args)
 	args = append(args, k)
-	rows, err := s.query(ctx, `SELECT e.id, bm25(episodes_fts, 1.0, 1.0, 0.0) AS score
+	rows, err := s.query(ctx, `SELECT e.id, `+score+` AS score
 		FROM episodes_fts CROSS JOIN episodes e INDEXED BY episodes_filter ON e.id = episodes_fts.rowid
 		WHERE episodes_fts MATCH ? AND e.user = ?`+cond+`
 		ORDER BY score, e.id LIMIT ?`, args...)

@@ -25,7 +25,8 @@ import (
 var registerVec sync.Once
 
 // registerSQLiteVec configures the process's SQLite once, before anything
-// initializes it, then registers sqlite-vec on every connection.
+// initializes it, then registers sqlite-vec and omoide_bm25 (fts5rank.go) on
+// every connection.
 //
 // SQLite's memory statistics (on by default) take one process-wide mutex on
 // every allocation, so concurrent queries run one at a time: the two BM25
@@ -38,6 +39,7 @@ var registerVec sync.Once
 func registerSQLiteVec() {
 	C.omoide_memstatus_off()
 	sqlite_vec.Auto()
+	registerRank()
 }
 
 // sqliteCountsMemory reports whether SQLite keeps memory statistics.

@@ -18,15 +18,18 @@ import (
 // table's tokenizer, so a term of several unicode61 tokens is a phrase. When no
 // term survives MatchQuery returns "", and the caller must skip the MATCH (and
 // BM25): FTS5 rejects an empty expression.
-func MatchQuery(terms []string) string {
+func MatchQuery(terms []string) string { return strings.Join(MatchPhrases(terms), " OR ") }
+
+// MatchPhrases returns the FTS5 strings MatchQuery joins, in the order of
+// terms: one for each term with content.
+func MatchPhrases(terms []string) []string {
+	var out []string
 	var b strings.Builder
 	for _, term := range terms {
 		if !hasContent(term) {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteString(" OR ")
-		}
+		b.Reset()
 		b.WriteByte('"')
 		for i := 0; i < len(term); {
 			r, size := utf8.DecodeRuneInString(term[i:])
@@ -40,8 +43,9 @@ func MatchQuery(terms []string) string {
 			}
 		}
 		b.WriteByte('"')
+		out = append(out, b.String())
 	}
-	return b.String()
+	return out
 }
 
 // dropped reports whether MatchQuery removes the rune r, decoded from size
