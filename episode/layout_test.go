@@ -78,6 +78,13 @@ func TestForgetHalfFreesHalf(t *testing.T) {
 		}
 	}
 	live1, total1 := pages()
+	var pageSize int64
+	if err := s.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.FreeBytes != (total1-live1)*pageSize {
+		t.Errorf("Stats().FreeBytes = %d, %v; want the free list, %d bytes", st.FreeBytes, err, (total1-live1)*pageSize)
+	}
 	if total1 != total0 || float64(live1) > 0.6*float64(live0) {
 		t.Errorf("after forgetting half: %d live pages of %d (before %d of %d), want about half live", live1, total1, live0, total0)
 	}

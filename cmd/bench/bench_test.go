@@ -266,8 +266,22 @@ func TestLatencySmoke(t *testing.T) {
 	if m["episodes"].(float64) != 300 || m["queries"].(float64) != 20 || m["store_bytes"].(float64) <= 0 {
 		t.Errorf("default metrics: %v", m)
 	}
-	// Many people: the queries find context within each person's episodes.
-	runBench(t, "latency", "-generate", "-n", "200", "-q", "5", "-warmup", "1", "-layout", "many", "-users", "4", "-preset", "default")
+	// Many people: the queries find context within each person's episodes;
+	// forgetting half of them erases half the episodes and frees pages.
+	jsonPath = filepath.Join(t.TempDir(), "people.json")
+	out = runBench(t, "latency", "-generate", "-n", "200", "-q", "5", "-warmup", "1", "-layout", "many", "-users", "4", "-preset", "default",
+		"-forget", "2", "-json", jsonPath)
+	if !strings.Contains(out, "forgotten: people / episodes") {
+		t.Errorf("latency -forget output lacks the forget rows:\n%s", out)
+	}
+	f := readReport(t, jsonPath).Metrics.(map[string]any)["forget"].(map[string]any)
+	if f["people"].(float64) != 2 || f["episodes"].(float64) != 100 || f["episodes_left"].(float64) != 100 ||
+		f["bytes_freed"].(float64) <= 0 || f["live_bytes_after"].(float64) >= f["live_bytes_before"].(float64) {
+		t.Errorf("forget metrics: %v", f)
+	}
+	if code, _, errOut := benchStatus(t, "latency", "-generate", "-n", "20", "-forget", "3"); code == 0 || !strings.Contains(errOut, "-forget") {
+		t.Errorf("latency -forget without -layout many: exit %d, %s", code, errOut)
+	}
 }
 
 // TestOfflineSelectionMatchesLive checks that the replay of a live retrieval's

@@ -72,6 +72,20 @@ type latencyMetrics struct {
 	MeanCandidates     float64               `json:"mean_candidates"`       // fused candidates per query
 	MeanPicked         float64               `json:"mean_picked"`           // selected hits per query
 	Ratio              map[string]float64    `json:"p50_ratio_vs_ref"`      // this preset's p50 / the reference's, per stage
+	Forget             *forgetMetrics        `json:"forget,omitempty"`      // -forget
+}
+
+// forgetMetrics are what forgetting -forget people did to the store.
+type forgetMetrics struct {
+	People       int     `json:"people"`
+	Episodes     int     `json:"episodes"`          // erased
+	BytesFreed   int64   `json:"bytes_freed"`       // the sum of Erased.BytesFreed
+	P50MS        float64 `json:"p50_ms"`            // one Memory.Forget
+	P99MS        float64 `json:"p99_ms"`            //
+	LiveBefore   int64   `json:"live_bytes_before"` // file size minus the free list
+	LiveAfter    int64   `json:"live_bytes_after"`  //
+	FileAfter    int64   `json:"file_bytes_after"`  // the file does not shrink: its free pages are reused
+	EpisodesLeft int     `json:"episodes_left"`
 }
 
 func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,6 +96,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	seed := fs.Uint64("seed", 1, "seed of the query sample (and of -generate)")
 	layout := fs.String("layout", "one", "one: every episode is one person's; many: spread over -users people")
 	users := fs.Int("users", 10, "people, with -layout many")
+	forget := fs.Int("forget", 0, "with -layout many: after the queries, forget this many people, evenly spread (half of -users: the erasure figures of docs/performance.md)")
 	haystack := fs.String("haystack", "", "episodes file (JSON Lines, .gz ok); default "+defaultHaystack+" when present")
 	gen := fs.Bool("generate", false, "use generated Japanese-like episodes instead of a haystack")
 	var presets listFlag
@@ -103,6 +118,8 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: -n and -q must be positive, -warmup not negative", errUsage)
 	case *layout != "one" && *layout != "many":
 		return fmt.Errorf("%w: -layout is one or many, not %q", errUsage, *layout)
+	case *forget < 0 || *forget > 0 && (*layout != "many" || *forget > *users):
+		return fmt.Errorf("%w: -forget needs -layout many and at most -users people, got %d", errUsage, *forget)
 	case *layout == "many" && *users <= 0:
 		return fmt.Errorf("%w: -users must be positive", errUsage)
 	case *gen && *haystack != "":
@@ -238,6 +255,11 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.label, err)
 		}
+		if *forget > 0 && (i+1 == len(runs) || runs[i+1].preset != r.preset) { // the preset's last run: later ones would miss the people
+			if m.Forget, err = forgetPeople(ctx, filepath.Join(root, "latency-"+r.preset+".db"), r.preset, ef, names, *forget, stderr); err != nil {
+				return fmt.Errorf("%s: forget: %w", r.label, err)
+			}
+		}
 		all = append(all, m)
 		labels = append(labels, r.label)
 	}
@@ -310,6 +332,28 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			row = append(row, r.f(m))
 		}
 		tab2.add(row...)
+	}
+	if *forget > 0 {
+		for _, r := range []struct {
+			name string
+			f    func(forgetMetrics) string
+		}{
+			{"forgotten: people / episodes", func(f forgetMetrics) string { return fmt.Sprintf("%d / %d", f.People, f.Episodes) }},
+			{"forget p50 / p99 (ms, one person)", func(f forgetMetrics) string { return fmt.Sprintf("%.2f / %.2f", f.P50MS, f.P99MS) }},
+			{"bytes freed (sum reported by forget)", func(f forgetMetrics) string { return mib(f.BytesFreed) }},
+			{"live bytes before → after forget", func(f forgetMetrics) string { return mib(f.LiveBefore) + " → " + mib(f.LiveAfter) }},
+			{"file after forget (free pages reused)", func(f forgetMetrics) string { return mib(f.FileAfter) }},
+		} {
+			row := []string{r.name}
+			for _, m := range all {
+				cell := "-"
+				if m.Forget != nil {
+					cell = r.f(*m.Forget)
+				}
+				row = append(row, cell)
+			}
+			tab2.add(row...)
+		}
 	}
 	tab2.write(stdout, *md)
 
@@ -561,4 +605,43 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// forgetPeople forgets n of names, evenly spread, one Memory.Forget each, in
+// the store at path, and measures what that freed.
+func forgetPeople(ctx context.Context, path, preset string, ef embedFlags, names []string, n int, log io.Writer) (*forgetMetrics, error) {
+	emb, err := ef.embedder()
+	if err != nil {
+		return nil, err
+	}
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Embedder: emb, Preset: preset, IndexMin: ef.indexMin})
+	if err != nil {
+		return nil, err
+	}
+	defer mem.Close()
+	before, err := mem.Store.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &forgetMetrics{People: n, LiveBefore: before.FileBytes - before.FreeBytes}
+	var took []time.Duration
+	for i := range n {
+		t := time.Now()
+		e, err := mem.Forget(ctx, names[i*len(names)/n])
+		if err != nil {
+			return nil, err
+		}
+		took = append(took, time.Since(t))
+		f.Episodes += e.Episodes
+		f.BytesFreed += e.BytesFreed
+	}
+	after, err := mem.Store.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.LiveAfter, f.FileAfter, f.EpisodesLeft = after.FileBytes-after.FreeBytes, after.FileBytes, after.Episodes
+	slices.Sort(took)
+	f.P50MS, f.P99MS = durMS(took[len(took)/2]), durMS(took[len(took)*99/100])
+	fmt.Fprintf(log, "  %s: forgot %d people (%d episodes): live %s -> %s\n", preset, n, f.Episodes, mib(f.LiveBefore), mib(f.LiveAfter))
+	return f, nil
 }

@@ -241,6 +241,7 @@ do not.
 	fmt.Fprintf(stdout, "vector rows    %d\n", js.VectorRows)
 	fmt.Fprintf(stdout, "rows           %s\n", state)
 	fmt.Fprintf(stdout, "file size      %s (%d bytes, with the WAL)\n", humanBytes(js.FileBytes), js.FileBytes)
+	fmt.Fprintf(stdout, "free           %s (%d bytes: pages removals freed, reused before the file grows)\n", humanBytes(js.FreeBytes), js.FreeBytes)
 	return nil
 }
 

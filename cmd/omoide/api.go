@@ -148,11 +148,12 @@ type statsJSON struct {
 	VectorRows    int    `json:"vector_rows"`
 	Consistent    bool   `json:"consistent"` // the three row counts agree
 	FileBytes     int64  `json:"file_bytes"`
+	FreeBytes     int64  `json:"free_bytes"` // on the file's free list, reused before it grows
 }
 
 func toStatsJSON(path string, st episode.Stats) statsJSON {
 	return statsJSON{Path: path, SchemaVersion: st.SchemaVersion, Embedder: st.Embedder.String(),
 		EmbedderName: st.Embedder.Name, EmbedderDim: st.Embedder.Dim, Analyzer: st.Analyzer,
 		Episodes: st.Episodes, Users: st.Users, FTSRows: st.FTSRows, VectorRows: st.VectorRows,
-		Consistent: st.Episodes == st.FTSRows && st.Episodes == st.VectorRows, FileBytes: st.FileBytes}
+		Consistent: st.Episodes == st.FTSRows && st.Episodes == st.VectorRows, FileBytes: st.FileBytes, FreeBytes: st.FreeBytes}
 }
