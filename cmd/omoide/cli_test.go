@@ -484,7 +484,12 @@ func TestIngestUpdate(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "haruka:r3") || !strings.Contains(errOut, "other content") {
 		t.Fatalf("ingest of other content: exit %d, %q", code, errOut)
 	}
-	mustRun(t, "ingest", "-db", db, "-update", changed)
+	if out := mustRun(t, "ingest", "-db", db, "-update", changed); !strings.Contains(out, "0 added, 1 replaced, 0 already present") {
+		t.Errorf("ingest -update reports %q, want the episode counted as replaced", out)
+	}
+	if out := mustRun(t, "ingest", "-db", db, "-update", changed); !strings.Contains(out, "0 added, 0 replaced, 1 already present") {
+		t.Errorf("ingest -update again reports %q, want it present", out)
+	}
 	out := mustRun(t, "export", "-db", db, "-user", "haruka")
 	if !strings.Contains(out, "爪とぎ") || strings.Contains(out, "キャリー") || strings.Count(out, "\n") != 3 {
 		t.Errorf("after -update:\n%s", out)

@@ -96,7 +96,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 	in := &ingester{mem: mem, batch: *batch, skipBad: *skipBad, stderr: stderr, start: time.Now(), store: mem.Add}
 	if *update {
-		in.store = mem.Update
+		in.store, in.update = mem.Update, true
 	}
 	progress := *showProgress || isTerminal(stderr)
 	total := 0
@@ -127,8 +127,12 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	in.bar.finish(in.read)
 	elapsed := time.Since(in.start)
-	fmt.Fprintf(stdout, "%d episodes read, %d added, %d already present, %d failed lines, %s, %s episodes/s\n",
-		in.read, in.added, in.present, in.failed, elapsed.Round(time.Millisecond), rate(in.read, elapsed))
+	replaced := ""
+	if in.update {
+		replaced = fmt.Sprintf(", %d replaced", in.replaced)
+	}
+	fmt.Fprintf(stdout, "%d episodes read, %d added%s, %d already present, %d failed lines, %s, %s episodes/s\n",
+		in.read, in.added, replaced, in.present, in.failed, elapsed.Round(time.Millisecond), rate(in.read, elapsed))
 	return runErr
 }
 
@@ -224,6 +228,7 @@ type ingester struct {
 	batch   int
 	skipBad bool
 	store   func(context.Context, ...episode.Episode) ([]int64, error) // Memory.Add, or Update with -update
+	update  bool                                                        // -update: count the replaced episodes
 	stderr  io.Writer
 	bar     *progressBar
 	start   time.Time
@@ -232,7 +237,7 @@ type ingester struct {
 	where     string // where the pending batch starts, for errors
 	lastWhere string
 
-	read, added, present, failed int
+	read, added, replaced, present, failed int
 }
 
 // maxReported is how many skipped lines -skip-bad reports one by one.
@@ -345,16 +350,38 @@ func (in *ingester) flush(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreFailed, err)
 	}
-	if _, err := in.store(ctx, in.pending...); err != nil {
+	// With -update, an episode stored before under its external id and
+	// given a new id was replaced (ids are never reused).
+	var old []int64
+	if in.update {
+		old = make([]int64, len(in.pending))
+		for i, e := range in.pending {
+			if e.ExternalID == "" {
+				continue
+			}
+			if old[i], err = in.mem.Store.IDByExternal(ctx, e.User, e.ExternalID); err != nil {
+				return fmt.Errorf("%w: %v", errStoreFailed, err)
+			}
+		}
+	}
+	ids, err := in.store(ctx, in.pending...)
+	if err != nil {
 		return fmt.Errorf("%w: episodes of %s..%s: %v", errStoreFailed, in.where, in.lastWhere, err)
 	}
 	after, err := in.mem.Store.Count(ctx, "")
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreFailed, err)
 	}
-	added := min(max(after-before, 0), len(in.pending))
+	replaced := 0
+	for i, id := range old {
+		if id != 0 && id != ids[i] {
+			replaced++
+		}
+	}
+	added := min(max(after-before, 0), len(in.pending)-replaced)
 	in.added += added
-	in.present += len(in.pending) - added
+	in.replaced += replaced
+	in.present += len(in.pending) - added - replaced
 	in.pending = in.pending[:0]
 	in.bar.update(in.added + in.present)
 	return nil
