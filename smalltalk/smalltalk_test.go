@@ -75,6 +75,19 @@ func TestNeedsMemory(t *testing.T) {
 		{"谢谢", false},
 		{"你好", false},
 		{"晚安", false},
+		{"谢谢你！", false},
+		{"嗯嗯好的", false},
+
+		// Korean small talk.
+		{"안녕", false},
+		{"안녕하세요!", false},
+		{"고마워!", false},
+		{"감사합니다~", false},
+		{"응", false},
+		{"응 알겠어", false},
+		{"ㅋㅋㅋㅋ", false},
+		{"네네", false},
+		{"잘 자", false},
 
 		// Emoji, punctuation, nothing.
 		{"👍", false},
@@ -105,6 +118,10 @@ func TestNeedsMemory(t *testing.T) {
 		{"yesterday", true},
 		{"还记得吗", true},
 		{"上次", true},
+		{"기억나?", true},
+		{"지난번에 말한 거", true},
+		{"안녕, 오늘 병원 다녀왔어", true},
+		{"고마워! 근데 나비 사료 바꿨어", true},
 		{"上周", true},
 		{"ありがとう、あの時の話覚えてる？", true},
 		{"うん、この前の件", true},

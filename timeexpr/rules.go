@@ -81,6 +81,10 @@ var literals = []lit{
 	{s: "今朝", k: kDayPart, p: pMorning}, {s: "今早", k: kDayPart, p: pMorning},
 	{s: "昨夜", k: kDayPart, n: 1, p: pNight}, {s: "昨晩", k: kDayPart, n: 1, p: pNight},
 	{s: "昨晚", k: kDayPart, n: 1, p: pNight}, {s: "ゆうべ", k: kDayPart, n: 1, p: pNight},
+	// Korean days (아까 is left out: 아까워, 아까운 are "a pity").
+	{s: "오늘", k: kDay}, {s: "어제", k: kDay, n: 1}, {s: "그제", k: kDay, n: 2}, {s: "그저께", k: kDay, n: 2},
+	{s: "엊그제", k: kDay, n: 2}, {s: "내일", k: kDay, n: -1}, {s: "모레", k: kDay, n: -2},
+	{s: "매일", k: kDay, void: true}, {s: "어젯밤", k: kDayPart, n: 1, p: pNight},
 
 	// Weeks.
 	{s: "今週", k: kWeek}, {s: "先週", k: kWeek, n: 1}, {s: "前週", k: kWeek, n: 1},
@@ -98,6 +102,10 @@ var literals = []lit{
 	{s: "下周", k: kWeek, n: -1}, {s: "下週", k: kWeek, n: -1},
 	{s: "下个星期", k: kWeek, n: -1}, {s: "下個星期", k: kWeek, n: -1},
 	{s: "毎週", k: kWeek, void: true}, {s: "每周", k: kWeek, void: true}, {s: "每週", k: kWeek, void: true},
+	{s: "이번 주", k: kWeek}, {s: "이번주", k: kWeek},
+	{s: "지난주", k: kWeek, n: 1}, {s: "지난 주", k: kWeek, n: 1}, {s: "저번 주", k: kWeek, n: 1}, {s: "저번주", k: kWeek, n: 1},
+	{s: "지지난주", k: kWeek, n: 2}, {s: "지지난 주", k: kWeek, n: 2},
+	{s: "다음 주", k: kWeek, n: -1}, {s: "다음주", k: kWeek, n: -1}, {s: "매주", k: kWeek, void: true},
 
 	// Months.
 	{s: "今月", k: kMonth}, {s: "先月", k: kMonth, n: 1}, {s: "前月", k: kMonth, n: 1},
@@ -108,6 +116,10 @@ var literals = []lit{
 	{s: "上上个月", k: kMonth, n: 2}, {s: "上上個月", k: kMonth, n: 2},
 	{s: "下个月", k: kMonth, n: -1}, {s: "下個月", k: kMonth, n: -1},
 	{s: "毎月", k: kMonth, void: true}, {s: "每月", k: kMonth, void: true},
+	{s: "이번 달", k: kMonth}, {s: "이번달", k: kMonth},
+	{s: "지난달", k: kMonth, n: 1}, {s: "지난 달", k: kMonth, n: 1}, {s: "저번 달", k: kMonth, n: 1}, {s: "저번달", k: kMonth, n: 1},
+	{s: "지지난달", k: kMonth, n: 2}, {s: "다음 달", k: kMonth, n: -1}, {s: "다음달", k: kMonth, n: -1},
+	{s: "매달", k: kMonth, void: true}, {s: "매월", k: kMonth, void: true},
 
 	// Years.
 	{s: "今年", k: kYear}, {s: "本年", k: kYear},
@@ -115,9 +127,14 @@ var literals = []lit{
 	{s: "おととし", k: kYear, n: 2}, {s: "一昨年", k: kYear, n: 2},
 	{s: "来年", k: kYear, n: -1}, {s: "再来年", k: kYear, n: -2}, {s: "明年", k: kYear, n: -1},
 	{s: "毎年", k: kYear, void: true}, {s: "每年", k: kYear, void: true},
+	{s: "올해", k: kYear}, {s: "금년", k: kYear}, {s: "작년", k: kYear, n: 1}, {s: "지난해", k: kYear, n: 1},
+	{s: "재작년", k: kYear, n: 2}, {s: "내년", k: kYear, n: -1}, {s: "매년", k: kYear, void: true},
 
 	// Weekends and weekdays.
-	{s: "週末", k: kWeekend}, {s: "周末", k: kWeekend}, {s: "土日", k: kWeekend},
+	{s: "週末", k: kWeekend}, {s: "周末", k: kWeekend}, {s: "土日", k: kWeekend}, {s: "주말", k: kWeekend},
+	{s: "월요일", k: kWeekday, n: 0}, {s: "화요일", k: kWeekday, n: 1}, {s: "수요일", k: kWeekday, n: 2},
+	{s: "목요일", k: kWeekday, n: 3}, {s: "금요일", k: kWeekday, n: 4}, {s: "토요일", k: kWeekday, n: 5},
+	{s: "일요일", k: kWeekday, n: 6},
 	{s: "月曜日", k: kWeekday, n: 0}, {s: "月曜", k: kWeekday, n: 0},
 	{s: "火曜日", k: kWeekday, n: 1}, {s: "火曜", k: kWeekday, n: 1},
 	{s: "水曜日", k: kWeekday, n: 2}, {s: "水曜", k: kWeekday, n: 2},
@@ -140,6 +157,8 @@ var literals = []lit{
 	// Seasons and annual events.
 	{s: "この春", k: kSeason, n: int(sSpring)}, {s: "この夏", k: kSeason, n: int(sSummer)},
 	{s: "この秋", k: kSeason, n: int(sAutumn)}, {s: "この冬", k: kSeason, n: int(sWinter)},
+	{s: "이번 봄", k: kSeason, n: int(sSpring)}, {s: "이번 여름", k: kSeason, n: int(sSummer)},
+	{s: "이번 가을", k: kSeason, n: int(sAutumn)}, {s: "이번 겨울", k: kSeason, n: int(sWinter)},
 	{s: "正月", k: kEvent, n: int(eShogatsu)}, {s: "お正月", k: kEvent, n: int(eShogatsu)},
 	{s: "元旦", k: kEvent, n: int(eGantan)}, {s: "元日", k: kEvent, n: int(eGantan)},
 	{s: "年末", k: kEvent, n: int(eNenmatsu)}, {s: "年末年始", k: kEvent, n: int(eNenmatsuNenshi)},
@@ -182,12 +201,28 @@ func lookup(s string, i int, table []word) (v, end int, ok bool) {
 	return 0, i, false
 }
 
-// skipNo skips one の at i.
+// skipNo skips one の at i, or the one space between two Korean words
+// (작년 여름, 지난주 토요일, 어제 저녁).
 func skipNo(s string, i int) int {
 	if strings.HasPrefix(s[i:], "の") {
 		return i + len("の")
 	}
+	if strings.HasPrefix(s[i:], " ") && i > 0 && isHangulAt(s, i+1) {
+		r, _ := utf8.DecodeLastRuneInString(s[:i])
+		if isHangul(r) {
+			return i + 1
+		}
+	}
 	return i
+}
+
+// isHangul reports whether r is a Hangul syllable.
+func isHangul(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
+
+// isHangulAt reports whether s holds a Hangul syllable at i.
+func isHangulAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return i < len(s) && isHangul(r)
 }
 
 var (
@@ -196,13 +231,16 @@ var (
 		{"昼", int(pAfternoon)}, {"午後", int(pAfternoon)}, {"下午", int(pAfternoon)},
 		{"夕方", int(pDusk)},
 		{"夜", int(pNight)}, {"晩", int(pNight)}, {"晚上", int(pNight)},
+		{"아침", int(pMorning)}, {"오전", int(pMorning)}, {"오후", int(pAfternoon)}, {"낮", int(pAfternoon)},
+		{"저녁", int(pDusk)}, {"밤", int(pNight)},
 	}
 	weekdays = []word{
 		{"月曜日", 0}, {"月曜", 0}, {"火曜日", 1}, {"火曜", 1}, {"水曜日", 2}, {"水曜", 2},
 		{"木曜日", 3}, {"木曜", 3}, {"金曜日", 4}, {"金曜", 4}, {"土曜日", 5}, {"土曜", 5},
 		{"日曜日", 6}, {"日曜", 6},
+		{"월요일", 0}, {"화요일", 1}, {"수요일", 2}, {"목요일", 3}, {"금요일", 4}, {"토요일", 5}, {"일요일", 6},
 	}
-	weekendWords = []word{{"週末", 0}, {"周末", 0}, {"土日", 0}}
+	weekendWords = []word{{"週末", 0}, {"周末", 0}, {"土日", 0}, {"주말", 0}}
 	// zhWeekdays are the digits of a Chinese weekday after 周, 星期 or 礼拜
 	// (周六, 星期天, 上周一). The rune after the digit must be zhAfterDay, a
 	// separator, ASCII or nothing: a word of its own (一起, 一直, 三次, 天气,
@@ -216,6 +254,7 @@ var (
 	zhWeekWords = []word{{"周", 0}, {"週", 0}, {"星期", 0}, {"礼拜", 0}, {"禮拜", 0}}
 	seasons     = []word{
 		{"春", int(sSpring)}, {"夏", int(sSummer)}, {"秋", int(sAutumn)}, {"冬", int(sWinter)},
+		{"봄", int(sSpring)}, {"여름", int(sSummer)}, {"가을", int(sAutumn)}, {"겨울", int(sWinter)},
 	}
 	yearEvents = []word{
 		{"年末年始", int(eNenmatsuNenshi)}, {"年末", int(eNenmatsu)},
@@ -383,6 +422,9 @@ func (c *ctx) dayExt(s string, j int, day time.Time) match {
 func (c *ctx) weekExt(s string, j, n int) match {
 	if strings.HasPrefix(s[j:], "末") {
 		return match{end: j + len("末"), sp: c.weekend(n)}
+	}
+	if strings.HasPrefix(s[j:], "말") && strings.HasSuffix(s[:j], "주") { // 지난 주말
+		return match{end: j + len("말"), sp: c.weekend(n)}
 	}
 	k := skipNo(s, j)
 	if _, e, ok := lookup(s, k, weekendWords); ok {
