@@ -30,7 +30,7 @@ func Example_readme() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Hash embedder, kagome+snowball analyzer, default preset. Location is the people's time zone: the day
+	// Hash embedder, cjk analyzer (Japanese by kagome, Chinese and Korean by bigrams), default preset. Location is the people's time zone: the day
 	// that "昨日" names and the evidence dates (a Request's Location overrides it for one person).
 	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "memory.db"), Location: tokyo})
 	if err != nil {

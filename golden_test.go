@@ -17,30 +17,37 @@ import (
 	"github.com/omoide/omoide/episode"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ja/golden")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/*/golden")
 
-// TestGoldenJA runs every query of testdata/ja against a store holding all
-// three people's episodes and compares the ranked episodes and the rendered
-// section with testdata/ja/golden/<preset>.golden. The hash embedder and each
-// query's own clock make the output deterministic. Regenerate with
-// `go test -tags sqlite_fts5 . -update` and review the diff by eye.
-func TestGoldenJA(t *testing.T) {
-	eps, err := dataset.ReadFile[dataset.Episode]("testdata/ja/episodes.jsonl")
+// TestGolden runs every query of testdata/<lang> (ja, zh, ko) against a
+// store holding all its people's episodes and compares the ranked episodes
+// and the rendered section with testdata/<lang>/golden/<preset>.golden. The
+// hash embedder and each query's own clock make the output deterministic.
+// Regenerate with `go test -tags sqlite_fts5 . -run TestGolden -update` and
+// review the diff by eye.
+func TestGolden(t *testing.T) {
+	for _, lang := range []struct{ dir, zone string }{{"ja", "Asia/Tokyo"}, {"zh", "Asia/Shanghai"}, {"ko", "Asia/Seoul"}} {
+		t.Run(lang.dir, func(t *testing.T) { golden(t, lang.dir, lang.zone) })
+	}
+}
+
+func golden(t *testing.T, dir, zone string) {
+	eps, err := dataset.ReadFile[dataset.Episode](filepath.Join("testdata", dir, "episodes.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := dataset.ReadFile[dataset.Query]("testdata/ja/queries.jsonl")
+	qs, err := dataset.ReadFile[dataset.Query](filepath.Join("testdata", dir, "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	loc, err := time.LoadLocation(zone)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, preset := range []string{omoide.PresetDefault, omoide.PresetReference} {
 		t.Run(preset, func(t *testing.T) {
 			ctx := context.Background()
-			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "golden.db"), Preset: preset, Location: tokyo})
+			mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "golden.db"), Preset: preset, Location: loc})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +93,7 @@ func TestGoldenJA(t *testing.T) {
 				out.WriteString("\n")
 			}
 			t.Logf("%s: %d of %d relevant episodes returned over %d queries", preset, found, labelled, len(qs))
-			path := filepath.Join("testdata", "ja", "golden", preset+".golden")
+			path := filepath.Join("testdata", dir, "golden", preset+".golden")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)

@@ -101,7 +101,7 @@ type Preset struct {
 func LookupPreset(name string) (Preset, error) {
 	switch name {
 	case "", PresetDefault:
-		return Preset{Retriever: retriever.DefaultOptions(), Analyzer: tokenize.KagomeSnowball(), Pack: memorypack.DefaultOptions()}, nil
+		return Preset{Retriever: retriever.DefaultOptions(), Analyzer: tokenize.CJK(), Pack: memorypack.DefaultOptions()}, nil
 	case PresetReference:
 		return Preset{Retriever: retriever.ReferenceOptions(), Analyzer: tokenize.Raw(), IndexMin: -1, Pack: memorypack.ReferenceOptions()}, nil
 	}

@@ -3,12 +3,14 @@ package episode
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"strconv"
 
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/tokenize"
 	"github.com/omoide/omoide/vecindex"
 )
 
@@ -77,39 +79,61 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 	if id.Dim <= 0 || id.Name == "" {
 		return 0, fmt.Errorf("episode store: reembed: invalid embedder identity %q", id)
 	}
-	if !Exists(path) {
-		return 0, fmt.Errorf("episode store: reembed: %s: no such store", path)
-	}
 	// Not Open: the recorded identity is the old one, which is the point.
 	s := &Store{path: path, embedder: e, dim: id.Dim}
-	db, err := sql.Open("sqlite3", dsn(path, DefaultBusyTimeout, false))
+	return s.rebuildFile(ctx, "reembed", rebuildVectors, batch, progress, map[string]string{metaEmbedderName: id.Name, metaEmbedderDim: strconv.Itoa(id.Dim)})
+}
+
+// Reanalyze rebuilds the full-text index of the store at path with analyzer
+// a and records a as the store's analyzer, in one transaction: if anything
+// fails the store keeps its old index and analyzer. The vectors are left as
+// they are. Like Reembed it takes a path, not an open Store (Open refuses an
+// analyzer other than the recorded one), and no other Store may have the file
+// open: it would go on searching with the old analyzer. It returns the
+// number of episodes analyzed; progress, when not nil, is called after each
+// batch.
+func Reanalyze(ctx context.Context, path string, a tokenize.Analyzer, progress func(done, total int)) (int, error) {
+	if a == nil {
+		return 0, errors.New("episode store: reanalyze: no analyzer")
+	}
+	s := &Store{path: path, analyzer: a}
+	return s.rebuildFile(ctx, "reanalyze", rebuildFTS, DefaultReembedBatch, progress, map[string]string{metaAnalyzer: a.Name()})
+}
+
+// rebuildFile is Reembed and Reanalyze: it opens s.path outside Open (its
+// recorded embedder or analyzer is the one being replaced), rebuilds what
+// says and records meta, in one transaction.
+func (s *Store) rebuildFile(ctx context.Context, op string, what, batch int, progress func(done, total int), meta map[string]string) (int, error) {
+	if !Exists(s.path) {
+		return 0, fmt.Errorf("episode store: %s: %s: no such store", op, s.path)
+	}
+	db, err := sql.Open("sqlite3", dsn(s.path, DefaultBusyTimeout, false))
 	if err != nil {
-		return 0, fmt.Errorf("episode store: reembed: %w", err)
+		return 0, fmt.Errorf("episode store: %s: %w", op, err)
 	}
 	defer db.Close()
 	s.db = db
 	registerVec.Do(registerSQLiteVec)
-
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("episode store: reembed: begin: %w", err)
+		return 0, fmt.Errorf("episode store: %s: begin: %w", op, err)
 	}
 	defer tx.Rollback()
 	var version int
 	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion {
-		return 0, fmt.Errorf("episode store: reembed: schema version %d, want %d (open the store once to migrate it): %v", version, SchemaVersion, err)
+		return 0, fmt.Errorf("episode store: %s: schema version %d, want %d (open the store once to migrate it): %v", op, version, SchemaVersion, err)
 	}
-	done, err := s.rebuild(ctx, tx, false, batch, progress)
+	done, err := s.rebuild(ctx, tx, what, batch, progress)
 	if err != nil {
-		return done, fmt.Errorf("episode store: reembed: %w", err)
+		return done, fmt.Errorf("episode store: %s: %w", op, err)
 	}
-	for k, v := range map[string]string{metaEmbedderName: id.Name, metaEmbedderDim: strconv.Itoa(id.Dim)} {
+	for k, v := range meta {
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`, v, k); err != nil {
-			return done, fmt.Errorf("episode store: reembed: record %s: %w", k, err)
+			return done, fmt.Errorf("episode store: %s: record %s: %w", op, k, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return done, fmt.Errorf("episode store: reembed: commit: %w", err)
+		return done, fmt.Errorf("episode store: %s: commit: %w", op, err)
 	}
 	return done, nil
 }
@@ -279,6 +303,34 @@ func listIDs(ctx context.Context, db *sql.DB, query string) ([]int64, int, error
 	return ids, n, rows.Err()
 }
 
+// rebuildVectors embeds eps and writes their vectors and quantized vectors.
+func (s *Store) rebuildVectors(ctx context.Context, tx *sql.Tx, eps []Episode) error {
+	texts := make([]string, len(eps))
+	for i, e := range eps {
+		texts[i] = e.EmbedText()
+	}
+	vecs, err := s.embedder.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(eps) {
+		err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(eps))
+	}
+	if err != nil {
+		return fmt.Errorf("episodes %d..%d: %w", eps[0].ID, eps[len(eps)-1].ID, err)
+	}
+	for i, e := range eps {
+		blob, err := s.vectorBlob(vecs[i])
+		if err != nil {
+			return fmt.Errorf("episode %d: %w", e.ID, err)
+		}
+		if _, err := tx.ExecContext(ctx, insertVectorSQL, vectorArgs(e, blob)...); err != nil {
+			return fmt.Errorf("episode %d: vector: %w", e.ID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET vq = ? WHERE id = ?`, vecindex.Quantize(vecs[i]), e.ID); err != nil {
+			return fmt.Errorf("episode %d: quantized vector: %w", e.ID, err)
+		}
+	}
+	return nil
+}
+
 // Reindex rebuilds the FTS and vector indexes from the episodes table with
 // the store's analyzer and embedder, in one transaction: after it, Check
 // finds the three tables in agreement. progress, when not nil, is called
@@ -292,7 +344,7 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, total int)) (in
 		return 0, fmt.Errorf("episode store: reindex: begin: %w", err)
 	}
 	defer tx.Rollback()
-	done, err := s.rebuild(ctx, tx, true, DefaultReembedBatch, progress)
+	done, err := s.rebuild(ctx, tx, rebuildVectors|rebuildFTS, DefaultReembedBatch, progress)
 	if err != nil {
 		return done, fmt.Errorf("episode store: reindex: %w", err)
 	}
@@ -302,20 +354,28 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, total int)) (in
 	return done, nil
 }
 
-// rebuild re-creates the vector index (and the quantized vectors and the
-// per-person counts) with s's embedder and dimension and, with fts, the FTS
-// rows with s's analyzer, for every episode, inside tx.
-func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, progress func(done, total int)) (int, error) {
+// What rebuild re-creates.
+const (
+	rebuildVectors = 1 << iota // the vector index, the quantized vectors and the per-person counts, with s's embedder
+	rebuildFTS                 // the full-text index, with s's analyzer
+)
+
+// rebuild re-creates what says (rebuildVectors, rebuildFTS) for every
+// episode, inside tx.
+func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, what int, batch int, progress func(done, total int)) (int, error) {
 	var total int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&total); err != nil {
 		return 0, err
 	}
-	stmts := []string{`DROP TABLE episodes_vec`, vecTableSQL(s.dim), vecChunksIndexSQL,
-		// The per-person counts, in case they were changed behind the
-		// triggers' back; a new generation makes in-memory indexes reload.
-		`INSERT INTO partitions (user, gen, episodes) SELECT user, 1, count(*) FROM episodes WHERE true GROUP BY user
+	vectors, fts := what&rebuildVectors != 0, what&rebuildFTS != 0
+	var stmts []string
+	if vectors {
+		stmts = append(stmts, `DROP TABLE episodes_vec`, vecTableSQL(s.dim), vecChunksIndexSQL,
+			// The per-person counts, in case they were changed behind the
+			// triggers' back; a new generation makes in-memory indexes reload.
+			`INSERT INTO partitions (user, gen, episodes) SELECT user, 1, count(*) FROM episodes WHERE true GROUP BY user
 			ON CONFLICT (user) DO UPDATE SET gen = gen + 1, episodes = excluded.episodes`,
-		`UPDATE partitions SET gen = gen + 1, episodes = 0 WHERE episodes != 0 AND user NOT IN (SELECT user FROM episodes)`,
+			`UPDATE partitions SET gen = gen + 1, episodes = 0 WHERE episodes != 0 AND user NOT IN (SELECT user FROM episodes)`)
 	}
 	if fts { // a new, empty index: dropping frees (and, securely, zeroes) the old one's pages at once
 		stmts = append(stmts, `DROP TABLE episodes_vocab`, `DROP TABLE episodes_fts`, ftsTableSQL, ftsSecureDeleteSQL, ftsAutomergeSQL, vocabTableSQL, bumpFTSRemovalsSQL)
@@ -334,30 +394,14 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, fts bool, batch int, pr
 		if len(eps) == 0 {
 			return done, nil
 		}
-		texts := make([]string, len(eps))
-		for i, e := range eps {
-			texts[i] = e.EmbedText()
-		}
-		vecs, err := s.embedder.Embed(ctx, texts)
-		if err == nil && len(vecs) != len(eps) {
-			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(eps))
-		}
-		if err != nil {
-			return done, fmt.Errorf("episodes %d..%d: %w", eps[0].ID, eps[len(eps)-1].ID, err)
-		}
 		var rows []ftsRow
-		for i, e := range eps {
-			blob, err := s.vectorBlob(vecs[i])
-			if err != nil {
-				return done, fmt.Errorf("episode %d: %w", e.ID, err)
+		if vectors {
+			if err := s.rebuildVectors(ctx, tx, eps); err != nil {
+				return done, err
 			}
-			if _, err := tx.ExecContext(ctx, insertVectorSQL, vectorArgs(e, blob)...); err != nil {
-				return done, fmt.Errorf("episode %d: vector: %w", e.ID, err)
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE episodes SET vq = ? WHERE id = ?`, vecindex.Quantize(vecs[i]), e.ID); err != nil {
-				return done, fmt.Errorf("episode %d: quantized vector: %w", e.ID, err)
-			}
-			if fts {
+		}
+		if fts {
+			for _, e := range eps {
 				rows = append(rows, ftsRow{ID: e.ID, UserText: s.analyzer.Index(e.UserText), ReplyText: s.analyzer.Index(e.ReplyText), Person: PersonToken(e.User)})
 			}
 		}

@@ -83,7 +83,7 @@ func TestCheckIdentity(t *testing.T) {
 		{`UPDATE meta SET value = 'other-embedder' WHERE key = 'embedder_name'`, "records embedder other-embedder/64, but is open with hash-"},
 		{`UPDATE meta SET value = '' WHERE key = 'embedder_name'`, `embedder identity not recorded (name "", dimension "64")`},
 		{`UPDATE meta SET value = 'x' WHERE key = 'embedder_dim'`, `embedder identity not recorded (name "hash-`},
-		{`UPDATE meta SET value = 'bigram' WHERE key = 'analyzer'`, `records analyzer "bigram", but is open with "kagome`},
+		{`UPDATE meta SET value = 'bigram' WHERE key = 'analyzer'`, `records analyzer "bigram", but is open with "cjk`},
 	} {
 		if _, err := s.db.Exec(tc.sql); err != nil {
 			t.Fatal(err)

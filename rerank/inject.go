@@ -9,7 +9,7 @@ import (
 // The relevance model's decision in the default preset (docs/quality.md,
 // "The inject decision").
 const (
-	DefaultInjectThreshold = 0.45 // the retrieval's probability that one of its first candidates is relevant
+	DefaultInjectThreshold = 0.40 // the retrieval's probability that one of its first candidates is relevant
 	DefaultInjectLevel     = 0.15
 	DefaultInjectAnyDepth  = DefaultMaxResults
 	DefaultInjectDepth     = 2 * DefaultMaxResults // the candidates the model was fitted on

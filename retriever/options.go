@@ -175,8 +175,8 @@ func ReferenceOptions() Options {
 // (taken before empty messages are dropped) but leaves roles other than the
 // user's and the assistant's out of it; it searches normal episodes only, of
 // any age (recency prefers fresh ones; a time expression finds old ones), and
-// episodes dated after today too. Its store segments Japanese with kagome and
-// stems English (tokenize.DefaultAnalyzer).
+// episodes dated after today too. Its store segments Japanese with kagome,
+// Chinese and Korean into bigrams, and stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
 	o.Vector.Timeout = DefaultEmbedTimeout

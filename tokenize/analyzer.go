@@ -8,10 +8,12 @@
 // a query, which MatchQuery quotes into an FTS5 expression that no user text can
 // turn into FTS5 syntax.
 //
-// Four analyzers exist: "kagome+snowball" (the default: morphological
-// segmentation with the IPA dictionary, base forms, English words stemmed),
-// "kagome" (the same without stemming, the default of stores built before
-// it), "bigram" (overlapping character bigrams of
+// Five analyzers exist: "cjk" (the default: each text by its language,
+// Japanese as "kagome+snowball", Chinese and Korean as character bigrams),
+// "kagome+snowball" (morphological segmentation with the IPA dictionary,
+// base forms, English words stemmed; the default of stores built before
+// "cjk"), "kagome" (the same without stemming, the default before that),
+// "bigram" (overlapping character bigrams of
 // CJK runs) and "raw" (the reference design's untouched text). ByName returns
 // one by the name a store recorded; DefaultAnalyzer names the default. Kagome
 // loads its dictionary (about 0.8 s, 90 MB) on first use, or when Warm is

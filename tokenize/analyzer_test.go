@@ -256,7 +256,9 @@ func TestByName(t *testing.T) {
 		{"raw", "raw"},
 		{"unicode61-raw", "raw"},
 		{"kagome+snowball", "kagome+snowball"},
-		{DefaultAnalyzer, "kagome+snowball"},
+		{"cjk", "cjk"},
+		{"cjk+ja", "cjk+ja"},
+		{DefaultAnalyzer, "cjk"},
 	}
 	for _, tt := range tests {
 		a, err := ByName(tt.name)
@@ -274,7 +276,7 @@ func TestByName(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		for _, want := range []string{fmt.Sprintf("%q", bad), "kagome", "bigram", "raw", "unicode61-raw"} {
+		for _, want := range []string{fmt.Sprintf("%q", bad), "cjk", "cjk+ja", "kagome", "bigram", "raw", "unicode61-raw"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("ByName(%q) error %q does not mention %s", bad, msg, want)
 			}

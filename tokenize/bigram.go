@@ -1,7 +1,5 @@
 package tokenize
 
-import "unicode/utf8"
-
 // BigramName is the Name of the Bigram analyzer.
 const BigramName = "bigram"
 
@@ -46,18 +44,6 @@ func bigrams(text string, c *collector) {
 			c.add(run)
 			return
 		}
-		// i is the start of the current bigram, j the start of its second
-		// character; each bigram is a substring of run.
-		_, first := utf8.DecodeRuneInString(run)
-		if first == len(run) {
-			c.add(run)
-			return
-		}
-		i, j := 0, first
-		for j < len(run) {
-			_, size := utf8.DecodeRuneInString(run[j:])
-			c.add(run[i : j+size])
-			i, j = j, j+size
-		}
+		addBigrams(run, c)
 	})
 }

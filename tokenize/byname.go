@@ -4,13 +4,17 @@ import "fmt"
 
 // DefaultAnalyzer is the Name of the analyzer a new store uses unless told
 // otherwise.
-const DefaultAnalyzer = KagomeSnowballName
+const DefaultAnalyzer = CJKName
 
-// ByName returns the analyzer called name: "kagome+snowball", "kagome",
-// "bigram" or "raw" ("unicode61-raw" is accepted for "raw"). Names are exact: no case folding or
+// ByName returns the analyzer called name: "cjk", "cjk+ja", "kagome+snowball",
+// "kagome", "bigram" or "raw" ("unicode61-raw" is accepted for "raw"). Names are exact: no case folding or
 // trimming.
 func ByName(name string) (Analyzer, error) {
 	switch name {
+	case CJKName:
+		return CJK(), nil
+	case CJKJapaneseName:
+		return CJKFor(Japanese), nil
 	case KagomeSnowballName:
 		return KagomeSnowball(), nil
 	case KagomeName:
@@ -20,6 +24,6 @@ func ByName(name string) (Analyzer, error) {
 	case RawName, rawAlias:
 		return Raw(), nil
 	}
-	return nil, fmt.Errorf("tokenize: unknown analyzer %q (valid: %s, %s, %s, %s, %s)",
-		name, KagomeSnowballName, KagomeName, BigramName, RawName, rawAlias)
+	return nil, fmt.Errorf("tokenize: unknown analyzer %q (valid: %s, %s, %s, %s, %s, %s, %s)",
+		name, CJKName, CJKJapaneseName, KagomeSnowballName, KagomeName, BigramName, RawName, rawAlias)
 }

@@ -83,8 +83,9 @@ func Warm() error {
 
 // kagomeAnalyzer segments Japanese with kagome and the IPA dictionary.
 type kagomeAnalyzer struct {
-	mode tokenizer.TokenizeMode
-	stem bool // English words become their Snowball stems
+	mode    tokenizer.TokenizeMode
+	stem    bool // English words become their Snowball stems
+	kinship bool // everyday words for family members become the standard ones (kinship.go)
 }
 
 // Kagome returns the default analyzer. It is safe for concurrent use, and all
@@ -161,7 +162,11 @@ func (a kagomeAnalyzer) Index(text string) string {
 func (a kagomeAnalyzer) Terms(text string) []string {
 	var c collector
 	a.analyze(text, &c)
-	terms := c.unique()
+	return a.filterTerms(c.unique())
+}
+
+// filterTerms is Terms' filter of unique terms.
+func (a kagomeAnalyzer) filterTerms(terms []string) []string {
 	if a.stem {
 		terms = slices.DeleteFunc(terms, func(t string) bool { return isInterrogative(t) || english.IsStopWord(t) })
 	}
@@ -182,8 +187,11 @@ func isInterrogative(term string) bool {
 	return false
 }
 
-func (a kagomeAnalyzer) analyze(text string, c *collector) {
-	scriptRuns(normalize(text), func(kind runKind, run string) {
+func (a kagomeAnalyzer) analyze(text string, c *collector) { a.analyzeNormalized(normalize(text), c) }
+
+// analyzeNormalized is analyze of text already normalized.
+func (a kagomeAnalyzer) analyzeNormalized(text string, c *collector) {
+	scriptRuns(text, func(kind runKind, run string) {
 		if kind != runCJK {
 			if a.stem {
 				run = stemEnglish(run)
@@ -192,7 +200,11 @@ func (a kagomeAnalyzer) analyze(text string, c *collector) {
 			return
 		}
 		// Text without Han or kana never loads the dictionary.
-		tok, err := loadKagome()
+		load := loadKagome
+		if a.kinship {
+			load = kagomeKinship
+		}
+		tok, err := load()
 		if err != nil {
 			c.add(run)
 			return
@@ -202,6 +214,9 @@ func (a kagomeAnalyzer) analyze(text string, c *collector) {
 			chunk, run = cutRun(run)
 			for _, t := range tok.Analyze(chunk, a.mode) {
 				if term, ok := kagomeTerm(t); ok {
+					if std, ok := kinship[term]; ok && a.kinship && t.Class == tokenizer.USER {
+						term = std
+					}
 					c.add(term)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/tokenize"
 )
 
 const deleteDescription = `Delete removes episodes from the store (the episode, its text index row and its vector, in one
@@ -291,17 +292,12 @@ func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if id, err := recordedIdentity(ctx, sc.db); err == nil {
 		old = id.String()
 	}
-	start := time.Now()
-	bar := newProgressBar(stderr, *showProgress || isTerminal(stderr), 0)
-	n, err := episode.Reembed(ctx, sc.db, e, *batch, func(done, total int) {
-		bar.total = total
-		bar.update(done)
+	n, elapsed, err := withProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
+		return episode.Reembed(ctx, sc.db, e, *batch, progress)
 	})
-	bar.finish(n)
 	if err != nil {
 		return err
 	}
-	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "re-embedded %d episodes: %s -> %s, %s, %s episodes/s\n",
 		n, old, e.Identity(), elapsed.Round(time.Millisecond), rate(n, elapsed))
 	return nil
@@ -355,30 +351,61 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("reindex", stderr)
 	sc := addStoreFlags(fs)
 	showProgress := fs.Bool("progress", false, "draw the progress bar on stderr even when it is not a terminal")
-	setUsage(fs, "omoide reindex", `Reindex rebuilds the text index and the vector index from the episodes table, with the store's
+	analyzer := fs.String("analyzer", "", "move the store to this `analyzer` (cjk, cjk+ja: Han-only text as Japanese, kagome+snowball, kagome, bigram, raw): rebuild the text index with it and record it; the vectors stay")
+	setUsage(fs, "omoide reindex [-analyzer NAME]", `Reindex rebuilds the text index and the vector index from the episodes table, with the store's
 analyzer and embedder (give the embedder flags it was built with), in one transaction. Use it
 when "omoide check" reports a problem.
+
+With -analyzer it rebuilds the text index only, with that analyzer, and records it: a store
+built before the cjk analyzer moves to it with "omoide reindex -analyzer cjk". Stop any server
+on the store first: it would go on searching with the old analyzer.
 
 `)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *analyzer != "" {
+		a, err := tokenize.ByName(*analyzer)
+		if err != nil {
+			return fmt.Errorf("%w: -analyzer: %v", errUsage, err)
+		}
+		if err := sc.validate(); err != nil {
+			return err
+		}
+		n, elapsed, err := withProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
+			return episode.Reanalyze(ctx, sc.db, a, progress)
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "analyzed %d episodes with %s in %s, %s episodes/s\n", n, a.Name(), elapsed.Round(time.Millisecond), rate(n, elapsed))
+		return nil
 	}
 	mem, err := sc.openMemory(ctx, true, memorypack.Options{})
 	if err != nil {
 		return err
 	}
 	defer mem.Close()
+	n, elapsed, err := withProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
+		return mem.Store.Reindex(ctx, progress)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "reindexed %d episodes in %s, %s episodes/s\n", n, elapsed.Round(time.Millisecond), rate(n, elapsed))
+	return nil
+}
+
+// withProgress runs a rebuild of the store (Reindex, Reanalyze, Reembed),
+// drawing its progress on stderr when show is set or stderr is a terminal,
+// and returns how many episodes it did and how long it took.
+func withProgress(stderr io.Writer, show bool, run func(progress func(done, total int)) (int, error)) (int, time.Duration, error) {
 	start := time.Now()
-	bar := newProgressBar(stderr, *showProgress || isTerminal(stderr), 0)
-	n, err := mem.Store.Reindex(ctx, func(done, total int) {
+	bar := newProgressBar(stderr, show || isTerminal(stderr), 0)
+	n, err := run(func(done, total int) {
 		bar.total = total
 		bar.update(done)
 	})
 	bar.finish(n)
-	if err != nil {
-		return err
-	}
-	elapsed := time.Since(start)
-	fmt.Fprintf(stdout, "reindexed %d episodes in %s, %s episodes/s\n", n, elapsed.Round(time.Millisecond), rate(n, elapsed))
-	return nil
+	return n, time.Since(start), err
 }

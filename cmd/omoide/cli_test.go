@@ -375,7 +375,7 @@ func TestRetrieve(t *testing.T) {
 func TestStatsDeleteForget(t *testing.T) {
 	db, _ := newTestStore(t)
 	out := mustRun(t, "stats", "-db", db)
-	for _, want := range []string{fmt.Sprintf("schema         %d", episode.SchemaVersion), "embedder       hash-v1+w/256", "analyzer       kagome", "episodes       5", "users          2",
+	for _, want := range []string{fmt.Sprintf("schema         %d", episode.SchemaVersion), "embedder       hash-v1+w/256", "analyzer       cjk", "episodes       5", "users          2",
 		"fts rows       5", "vector rows    5", "rows           consistent", "file size"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stats lacks %q:\n%s", want, out)
@@ -760,5 +760,25 @@ func TestCheckAndReindex(t *testing.T) {
 	setMeta("embedder_name", "")
 	if code, out, errOut := runCLI(t, "check", "-db", db, "-dim", "32"); code != 1 || !strings.Contains(errOut, "embedder or analyzer not recorded") {
 		t.Fatalf("check of a store without its embedder name: exit %d, %q, %q", code, out, errOut)
+	}
+}
+
+// TestReindexAnalyzer: reindex -analyzer moves a store to another analyzer
+// and records it; an unknown name is a usage error naming the valid ones.
+func TestReindexAnalyzer(t *testing.T) {
+	db, _ := newTestStore(t)
+	if out := mustRun(t, "reindex", "-db", db, "-analyzer", "kagome+snowball"); !strings.Contains(out, "analyzed 5 episodes with kagome+snowball") {
+		t.Errorf("reindex -analyzer kagome+snowball: %q", out)
+	}
+	if out := mustRun(t, "stats", "-db", db); !strings.Contains(out, "analyzer       kagome+snowball") {
+		t.Errorf("stats after the move:\n%s", out)
+	}
+	mustRun(t, "reindex", "-db", db, "-analyzer", "cjk")
+	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "cjk") {
+		t.Errorf("check after the move back:\n%s", out)
+	}
+	code, _, errOut := runCLI(t, "reindex", "-db", db, "-analyzer", "mecab")
+	if code != 2 || !strings.Contains(errOut, "mecab") || !strings.Contains(errOut, "cjk") {
+		t.Errorf("reindex -analyzer mecab: exit %d, %q", code, errOut)
 	}
 }

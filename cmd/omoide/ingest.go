@@ -228,7 +228,7 @@ type ingester struct {
 	batch   int
 	skipBad bool
 	store   func(context.Context, ...episode.Episode) ([]int64, error) // Memory.Add, or Update with -update
-	update  bool                                                        // -update: count the replaced episodes
+	update  bool                                                       // -update: count the replaced episodes
 	stderr  io.Writer
 	bar     *progressBar
 	start   time.Time
