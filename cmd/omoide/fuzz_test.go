@@ -107,7 +107,7 @@ func FuzzDecodeEpisodes(f *testing.F) {
 		if !readBody(t, body, (*rawJSON)(&raw)) {
 			return
 		}
-		eps, err := decodeEpisodes(raw, fuzzNow)
+		eps, err := decodeEpisodes(raw, fuzzNow, "")
 		if err != nil {
 			checkClientError(t, err, body)
 			return
@@ -130,7 +130,7 @@ func FuzzDecodeEpisodes(f *testing.F) {
 			}
 		}
 		// Decoding is a function of the body.
-		again, err := decodeEpisodes(raw, fuzzNow)
+		again, err := decodeEpisodes(raw, fuzzNow, "")
 		if err != nil || len(again) != len(eps) {
 			t.Fatalf("second decoding: %d episodes, %v", len(again), err)
 		}

@@ -738,3 +738,102 @@ func TestFailingEmbedderIngestAndReembed(t *testing.T) {
 		t.Errorf("retrieve after reembed:\n%s", out)
 	}
 }
+
+// TestServeRoutedByPerson: the per-person routes and the X-Omoide-User
+// header name the person a proxy routes by; a body that names another person
+// is refused, and nothing of one person is read, written or deleted through
+// a request routed as another's.
+func TestServeRoutedByPerson(t *testing.T) {
+	clearEnv(t)
+	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "routed.db")}, nil)
+	client := &http.Client{Timeout: time.Minute}
+	send := func(method, path, user string, body any) (int, map[string]any) {
+		t.Helper()
+		raw, _ := json.Marshal(body)
+		req, err := http.NewRequest(method, rs.base+path, bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if user != "" {
+			req.Header.Set(UserHeader, user)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	ep := func(user, text string) map[string]any {
+		m := map[string]any{"user_text": text, "reply_text": "そうなんだ、" + text, "occurred_at": "2025-06-01T00:00:00Z"}
+		if user != "" {
+			m["user"] = user
+		}
+		return m
+	}
+	// The person in the path fills the body's; "line/U1" has a slash.
+	if code, out := send("POST", "/v1/users/line%2FU1/episodes", "", []any{ep("", "猫のこむぎが爪とぎを覚えた")}); code != 200 {
+		t.Fatalf("POST /v1/users/line%%2FU1/episodes: %d %v", code, out)
+	}
+	if code, out := send("POST", "/v1/episodes", "mio", []any{ep("", "猫の病院に行った")}); code != 200 {
+		t.Fatalf("POST /v1/episodes as mio by header: %d %v", code, out)
+	}
+	if code, out := send("PUT", "/v1/users/mio/episodes", "", []any{ep("mio", "猫と散歩した")}); code != 200 {
+		t.Fatalf("PUT /v1/users/mio/episodes: %d %v", code, out)
+	}
+	// Later talk, which stands in for a missing conversation (the stored
+	// context), so that the cat episodes are memories.
+	for _, u := range []string{"line%2FU1", "mio"} {
+		var filler []any
+		for i := range 4 {
+			f := ep("", fmt.Sprintf("今日の天気の話 %d", i))
+			f["occurred_at"] = fmt.Sprintf("2025-06-2%dT00:00:00Z", i)
+			filler = append(filler, f)
+		}
+		if code, out := send("POST", "/v1/users/"+u+"/episodes", "", filler); code != 200 {
+			t.Fatalf("filler for %s: %d %v", u, code, out)
+		}
+	}
+	// Another person in the body, or a header against the path: 400, nothing stored.
+	for _, tc := range []struct{ method, path, header string }{
+		{"POST", "/v1/users/mio/episodes", ""},
+		{"POST", "/v1/episodes", "mio"},
+		{"POST", "/v1/users/mio/episodes", "line/U1"},
+	} {
+		if code, out := send(tc.method, tc.path, tc.header, []any{ep("line/U1", "猫の秘密 zq1qz")}); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "routed") && !strings.Contains(fmt.Sprint(out["error"]), UserHeader) {
+			t.Errorf("%s %s (header %q) with another person's episode: %d %v", tc.method, tc.path, tc.header, code, out)
+		}
+	}
+	// Retrieval by path and by header finds only the routed person's episodes.
+	for _, tc := range []struct{ path, header, user string }{
+		{"/v1/users/line%2FU1/retrieve", "", "line/U1"},
+		{"/v1/users/mio/pack", "", "mio"},
+		{"/v1/retrieve", "mio", "mio"},
+	} {
+		code, out := send("POST", tc.path, tc.header, map[string]any{"text": "猫", "now": "2025-07-01T00:00:00Z"})
+		hits, _ := out["hits"].([]any)
+		if code != 200 || len(hits) == 0 {
+			t.Fatalf("POST %s (header %q): %d %v", tc.path, tc.header, code, out)
+		}
+		for _, h := range hits {
+			if u := h.(map[string]any)["user"]; u != tc.user {
+				t.Errorf("POST %s returned %v's episode, routed as %s", tc.path, u, tc.user)
+			}
+		}
+	}
+	if code, out := send("POST", "/v1/users/mio/retrieve", "", map[string]any{"user": "line/U1", "text": "猫"}); code != 400 {
+		t.Errorf("retrieve routed as mio for line/U1: %d %v", code, out)
+	}
+	// Delete by id, routed as another person: 404, the episode stays.
+	_, out := send("POST", "/v1/users/line%2FU1/retrieve", "", map[string]any{"text": "爪とぎ", "now": "2025-07-01T00:00:00Z"})
+	id := int64(out["hits"].([]any)[0].(map[string]any)["id"].(float64))
+	if code, out := send("DELETE", fmt.Sprintf("/v1/episodes/%d", id), "mio", nil); code != 404 {
+		t.Errorf("DELETE /v1/episodes/%d as mio: %d %v", id, code, out)
+	}
+	if code, out := send("DELETE", fmt.Sprintf("/v1/episodes/%d", id), "line/U1", nil); code != 200 || out["deleted"] != 1.0 {
+		t.Errorf("DELETE /v1/episodes/%d as line/U1: %d %v", id, code, out)
+	}
+}

@@ -46,13 +46,20 @@ const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   POST   /v1/pack        the same body, plus optional "strategy" and "reasons" (true: the score parts)
                          -> {"section": "[EPISODE_EVIDENCE]...", "inject": bool, "hits", "trace"}
                          ("section" is "" and "inject" false when nothing is worth injecting)
+  POST   /v1/users/{user}/episodes (and PUT), /v1/users/{user}/retrieve, /v1/users/{user}/pack
+                         the same, the person in the path ("user" may be left out of the body),
+                         for a proxy that routes people to nodes without reading bodies
   DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n}
   GET    /healthz        {"ok": true, "episodes", "users", "fts_rows", "vector_rows",
                           "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}
 
-Path segments are percent-encoded (a user "line/U1" is /v1/users/line%2FU1). With a token
+Path segments are percent-encoded (a user "line/U1" is /v1/users/line%2FU1). The header
+X-Omoide-User names the person of a request whose path does not (POST /v1/episodes, /v1/retrieve,
+/v1/pack, DELETE /v1/episodes/{id}). A request routed as one person by its path or that header is
+refused (400) when its body names another, and DELETE /v1/episodes/{id} finds only that person's
+episode (404). With a token
 (-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
 (else 401). Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413 body
 over -max-body; 500 store or embedder failure; 503 request over -timeout.
@@ -221,6 +228,8 @@ type server struct {
 //	POST   /v1/episodes                             store episodes → {"ids"}
 //	POST   /v1/retrieve                             {user, text, recent, now} → {"hits", "trace"}
 //	POST   /v1/pack                                 the same (+ strategy, tz, reasons) → {"section", "inject", "hits", "trace"}
+//	POST   /v1/users/{user}/episodes, PUT, /retrieve, /pack  the same, the person in the path
+//	                                                (a proxy routes by it without reading bodies)
 //	DELETE /v1/episodes/{id}                        delete one episode
 //	DELETE /v1/users/{user}/episodes/{external_id}  delete one episode by external id
 //	DELETE /v1/users/{user}                         forget a person
@@ -249,6 +258,10 @@ func newServer(mem *omoide.Memory, cfg serverConfig) *server {
 		{http.MethodPut, "/v1/episodes", s.updateEpisodes},
 		{http.MethodPost, "/v1/retrieve", s.retrieve},
 		{http.MethodPost, "/v1/pack", s.pack},
+		{http.MethodPost, "/v1/users/{user}/episodes", s.addEpisodes},
+		{http.MethodPut, "/v1/users/{user}/episodes", s.updateEpisodes},
+		{http.MethodPost, "/v1/users/{user}/retrieve", s.retrieve},
+		{http.MethodPost, "/v1/users/{user}/pack", s.pack},
 		{http.MethodDelete, "/v1/episodes/{id}", s.deleteEpisode},
 		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
 		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
@@ -480,7 +493,11 @@ func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store fun
 	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
 		return nil, err
 	}
-	eps, err := decodeEpisodes(raw, time.Now())
+	user, _, err := routedUser(r)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := decodeEpisodes(raw, time.Now(), user)
 	if err != nil {
 		return nil, err
 	}
@@ -494,9 +511,11 @@ func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store fun
 
 // decodeEpisodes decodes and validates the body of POST /v1/episodes (one
 // JSON value, read within the body limit): a JSON array of episodes or
-// {"episodes": [...]}. now stands in for a missing occurred_at. Every error
-// is a 400 naming the problem.
-func decodeEpisodes(raw []byte, now time.Time) ([]episode.Episode, error) {
+// {"episodes": [...]}. now stands in for a missing occurred_at; routed, when
+// not "", is the person the request is routed by (routedUser), which fills a
+// missing user and must be every episode's. Every error is a 400 naming the
+// problem.
+func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode, error) {
 	var inputs []episodeInput
 	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
 	case len(b) > 0 && b[0] == '[':
@@ -519,6 +538,12 @@ func decodeEpisodes(raw []byte, now time.Time) ([]episode.Episode, error) {
 	}
 	eps := make([]episode.Episode, len(inputs))
 	for i, in := range inputs {
+		if routed != "" {
+			var err error
+			if in.User, err = sameUser(in.User, routed, fmt.Sprintf("episodes[%d]", i)); err != nil {
+				return nil, err
+			}
+		}
 		e, err := in.episode(now)
 		if err != nil {
 			return nil, badRequest("episodes[%d]: %v", i, err)
@@ -552,6 +577,48 @@ type packRequest struct {
 	retrieveRequest
 	Strategy string `json:"strategy"`
 	Reasons  bool   `json:"reasons"` // show why each episode was picked, which the default preset leaves out
+}
+
+// UserHeader names the person of a request whose route does not (POST
+// /v1/retrieve, /v1/pack, /v1/episodes, DELETE /v1/episodes/{id}), for a
+// proxy to route by; the body's people must be that person.
+const UserHeader = "X-Omoide-User"
+
+// routedUser returns the person a request is routed by: the {user} of its
+// path, else its UserHeader; ok is false when it has neither. A header that
+// names another person than the path is a 400.
+func routedUser(r *http.Request) (user string, ok bool, err error) {
+	path, header := r.PathValue("user"), r.Header.Get(UserHeader)
+	switch {
+	case path != "" && header != "" && header != path:
+		return "", false, badRequest("the %s header names %q, the path %q", UserHeader, header, path)
+	case path != "":
+		return path, true, nil
+	case header != "":
+		return header, true, nil
+	}
+	return "", false, nil
+}
+
+// sameUser returns the person of a body item (what, for errors) given the
+// person the request is routed by: the item's own when it names the same
+// one or none; any other is a 400, so that no request routed as one person
+// reads or writes another's memory.
+func sameUser(item, routed, what string) (string, error) {
+	if item != "" && item != routed {
+		return "", badRequest("%s is %q's, but the request is routed as %q's", what, item, routed)
+	}
+	return routed, nil
+}
+
+// routed fills q.User from the request's route (routedUser).
+func (q *retrieveRequest) routed(r *http.Request) error {
+	user, ok, err := routedUser(r)
+	if err != nil || !ok {
+		return err
+	}
+	q.User, err = sameUser(q.User, user, "the body")
+	return err
 }
 
 func (q retrieveRequest) request() (retriever.Request, error) {
@@ -597,6 +664,9 @@ func (s *server) retrieve(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := s.readJSON(w, r, &q); err != nil {
 		return nil, err
 	}
+	if err := q.routed(r); err != nil {
+		return nil, err
+	}
 	req, err := q.request()
 	if err != nil {
 		return nil, err
@@ -611,6 +681,9 @@ func (s *server) retrieve(w http.ResponseWriter, r *http.Request) (any, error) {
 func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q packRequest
 	if err := s.readJSON(w, r, &q); err != nil {
+		return nil, err
+	}
+	if err := q.routed(r); err != nil {
 		return nil, err
 	}
 	req, err := q.request()
@@ -633,6 +706,17 @@ func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, err
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return nil, badRequest("episode id %q is not a positive integer", r.PathValue("id"))
+	}
+	if user, ok, err := routedUser(r); err != nil {
+		return nil, err
+	} else if ok { // routed as one person: only their episode (ids are never reused, nor move between people)
+		e, err := s.mem.Store.Get(r.Context(), id)
+		if errors.Is(err, episode.ErrNotFound) || err == nil && e.User != user {
+			return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d of user %q", id, user)}
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	n, err := s.mem.Delete(r.Context(), id)
 	if err != nil {
