@@ -46,6 +46,7 @@ var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Comma
 	{Name: "forget", Summary: "delete every episode of a person", Run: runForget},
 	{Name: "backup", Summary: "write a consistent copy of the store while it is in use", Run: runBackup},
 	{Name: "export", Summary: "write a person's episodes as the JSON Lines that ingest reads", Run: runExport},
+	{Name: "move", Summary: "move people between two running nodes (serve), losing nothing", Run: runMove},
 	{Name: "stats", Summary: "describe the store: embedder, analyzer, row counts, size", Run: runStats},
 	{Name: "reembed", Summary: "recompute every vector with another embedder", Run: runReembed},
 	{Name: "check", Summary: "verify that the episodes, text index and vector index agree", Run: runCheck},

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -835,5 +836,101 @@ func TestServeRoutedByPerson(t *testing.T) {
 	}
 	if code, out := send("DELETE", fmt.Sprintf("/v1/episodes/%d", id), "line/U1", nil); code != 200 || out["deleted"] != 1.0 {
 		t.Errorf("DELETE /v1/episodes/%d as line/U1: %d %v", id, code, out)
+	}
+}
+
+// TestMove moves two of three people between two running nodes: every
+// episode arrives as it was, the source keeps none of theirs and refuses
+// their writes while held, the third person stays; a move to a node that is
+// down fails, loses nothing and can be run again at once.
+func TestMove(t *testing.T) {
+	clearEnv(t)
+	const token = "move-token"
+	t.Setenv(envToken, token)
+	a := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "a.db")}, nil)
+	b := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "b.db")}, nil)
+	client := &http.Client{Timeout: time.Minute}
+	people := []string{"haruka", "line/U1", "kenta"}
+	for i, u := range people {
+		var batch []map[string]any
+		for j := range 7 + i {
+			e := map[string]any{"user": u, "user_text": fmt.Sprintf("%sの話 %d 猫", u, j), "reply_text": "へえ",
+				"occurred_at": time.Date(2025, 6, 1+j, 0, 0, 0, 0, time.UTC), "kind": "fact"}
+			if j%2 == 0 {
+				e["id"] = fmt.Sprintf("%s:%d", u, j)
+			}
+			batch = append(batch, e)
+		}
+		if _, err := postJSON(client, a.base+"/v1/episodes", token, batch, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(base, user string) []episode.Record {
+		t.Helper()
+		m := mover{token: token, client: client}
+		recs, err := m.export(context.Background(), base+"/v1/users/"+url.PathEscape(user)+"/episodes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	before := map[string][]episode.Record{}
+	for _, u := range people {
+		before[u] = list(a.base, u)
+	}
+	// The destination is down: an error, nothing lost, no hold left behind.
+	code, _, errOut := runCLI(t, "move", "-from", a.base, "-to", "http://127.0.0.1:1", "haruka")
+	if code != 1 || !strings.Contains(errOut, "import at the destination") {
+		t.Fatalf("move to a node that is down: exit %d, %s", code, errOut)
+	}
+	if got := list(a.base, "haruka"); len(got) != len(before["haruka"]) {
+		t.Fatalf("after the failed move the source holds %d of haruka's %d episodes", len(got), len(before["haruka"]))
+	}
+	out := mustRun(t, "move", "-from", a.base, "-to", b.base, "haruka", "line/U1")
+	if !strings.Contains(out, "moved 2 people, 15 episodes") {
+		t.Errorf("move: %q", out)
+	}
+	for _, u := range people[:2] {
+		if got := list(a.base, u); len(got) != 0 {
+			t.Errorf("the source still holds %d of %s's episodes", len(got), u)
+		}
+		got := list(b.base, u)
+		if len(got) != len(before[u]) {
+			t.Fatalf("the destination holds %d of %s's %d episodes", len(got), u, len(before[u]))
+		}
+		for i := range got {
+			w, g := before[u][i], got[i]
+			if g.ID != w.ID || g.User != w.User || g.UserText != w.UserText || !g.OccurredAt.Equal(w.OccurredAt) || g.Kind != w.Kind {
+				t.Errorf("%s's episode %d: %+v at the destination, %+v at the source", u, i, g, w)
+			}
+		}
+	}
+	if got := list(a.base, "kenta"); len(got) != len(before["kenta"]) {
+		t.Errorf("kenta, not moved, has %d of %d episodes at the source", len(got), len(before["kenta"]))
+	}
+	if got := list(b.base, "kenta"); len(got) != 0 {
+		t.Errorf("kenta, not moved, has %d episodes at the destination", len(got))
+	}
+	// A write still routed to the source waits for the route to change.
+	req, _ := http.NewRequest("POST", a.base+"/v1/users/haruka/episodes", strings.NewReader(`[{"user_text": "遅れて届いた話"}]`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a write of a moved person at the source: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// The same move again finds nothing left to move; moving the person
+	// back waits for the source's hold to end.
+	if out := mustRun(t, "move", "-from", a.base, "-to", b.base, "line/U1"); !strings.Contains(out, "moved 1 people, 0 episodes") {
+		t.Errorf("the same move again: %q", out)
+	}
+	if code, _, errOut := runCLI(t, "move", "-from", b.base, "-to", a.base, "line/U1"); code != 1 || !strings.Contains(errOut, "503") {
+		t.Errorf("move back while held: exit %d, %s", code, errOut)
+	}
+	if got := list(b.base, "line/U1"); len(got) != len(before["line/U1"]) {
+		t.Errorf("after the refused move back, the destination holds %d of %d episodes", len(got), len(before["line/U1"]))
 	}
 }

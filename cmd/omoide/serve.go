@@ -220,6 +220,7 @@ type server struct {
 	mux      *http.ServeMux
 	token    [sha256.Size]byte
 	inflight sync.WaitGroup
+	holds    holds // people being moved to another node
 }
 
 // newServer returns the HTTP JSON API over mem: the handler of "omoide
@@ -266,6 +267,8 @@ func newServer(mem *omoide.Memory, cfg serverConfig) *server {
 		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
 		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
 		{http.MethodGet, "/v1/users/{user}/episodes", s.listEpisodes},
+		{http.MethodPost, "/v1/users/{user}/hold", s.holdUser},
+		{http.MethodDelete, "/v1/users/{user}/hold", s.releaseUser},
 		{http.MethodGet, "/healthz", s.healthz},
 	}
 	allowed := map[string][]string{}
@@ -501,6 +504,11 @@ func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store fun
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range eps {
+		if err := s.holds.check(w, r, e.User); err != nil {
+			return nil, err
+		}
+	}
 	ids, err := store(r.Context(), eps...)
 	if err != nil {
 		return nil, err
@@ -707,16 +715,24 @@ func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil || id <= 0 {
 		return nil, badRequest("episode id %q is not a positive integer", r.PathValue("id"))
 	}
-	if user, ok, err := routedUser(r); err != nil {
+	user, routed, err := routedUser(r)
+	if err != nil {
 		return nil, err
-	} else if ok { // routed as one person: only their episode (ids are never reused, nor move between people)
-		e, err := s.mem.Store.Get(r.Context(), id)
-		if errors.Is(err, episode.ErrNotFound) || err == nil && e.User != user {
+	}
+	// Routed as one person: only their episode (ids are never reused, nor
+	// move between people); and a held person's is not deleted.
+	e, err := s.mem.Store.Get(r.Context(), id)
+	if errors.Is(err, episode.ErrNotFound) || err == nil && routed && e.User != user {
+		if routed {
 			return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d of user %q", id, user)}
 		}
-		if err != nil {
-			return nil, err
-		}
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.holds.check(w, r, e.User); err != nil {
+		return nil, err
 	}
 	n, err := s.mem.Delete(r.Context(), id)
 	if err != nil {
@@ -730,6 +746,9 @@ func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, err
 
 func (s *server) deleteExternal(w http.ResponseWriter, r *http.Request) (any, error) {
 	user, ext := r.PathValue("user"), r.PathValue("external_id")
+	if err := s.holds.check(w, r, user); err != nil {
+		return nil, err
+	}
 	id, err := s.mem.Store.IDByExternal(r.Context(), user, ext)
 	if err != nil {
 		return nil, err
@@ -751,6 +770,9 @@ func (s *server) forgetUser(w http.ResponseWriter, r *http.Request) (any, error)
 	user := r.PathValue("user")
 	if strings.TrimSpace(user) == "" {
 		return nil, badRequest("user is empty")
+	}
+	if err := s.holds.check(w, r, user); err != nil {
+		return nil, err
 	}
 	er, err := s.mem.Forget(r.Context(), user)
 	if err != nil {
