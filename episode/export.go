@@ -83,3 +83,35 @@ func (s *Store) Export(ctx context.Context, user string, w io.Writer) (int, erro
 		after = eps[len(eps)-1].ID
 	}
 }
+
+// Person is one person of the store and how many episodes they have.
+type Person struct {
+	User     string `json:"user"`
+	Episodes int    `json:"episodes"`
+}
+
+// People returns up to limit of the store's people with at least one
+// episode, in byte order of their names, after the name after ("" for the
+// first page): what a node holds, for an operator or a move.
+func (s *Store) People(ctx context.Context, after string, limit int) ([]Person, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT user, episodes FROM partitions WHERE user > ? AND episodes > 0 ORDER BY user LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: people: %w", err)
+	}
+	defer rows.Close()
+	var out []Person
+	for rows.Next() {
+		var p Person
+		if err := rows.Scan(&p.User, &p.Episodes); err != nil {
+			return nil, fmt.Errorf("episode store: people: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: people: %w", err)
+	}
+	return out, nil
+}

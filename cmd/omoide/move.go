@@ -42,9 +42,10 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	from := fs.String("from", "", "the source node's base `URL`, e.g. http://127.0.0.1:8765 (required)")
 	to := fs.String("to", "", "the destination node's base `URL` (required)")
 	usersFile := fs.String("users", "", "read the people to move from this `file`, one a line (\"-\": standard input), besides the arguments")
+	proxy := fs.String("proxy", "", "move every person of -from whom the proxy at this `URL` now routes to -to (each node run with -node NAME): after a node is added")
 	holdFor := fs.Duration("hold", 5*time.Minute, "how long the source refuses a moved person's writes")
 	timeout := fs.Duration("timeout", time.Minute, "bound on each HTTP request")
-	setUsage(fs, "omoide move -from URL -to URL [-users FILE] [USER ...]", moveDescription+
+	setUsage(fs, "omoide move -from URL -to URL [-users FILE | -proxy URL] [USER ...]", moveDescription+
 		"The bearer token of both nodes, if they have one, is read from "+envToken+".\n\n")
 	people, err := cli.ParseArgs(fs, args)
 	if err != nil {
@@ -57,6 +58,19 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		people = append(people, more...)
 	}
+	m := mover{from: strings.TrimRight(*from, "/"), to: strings.TrimRight(*to, "/"), token: os.Getenv(envToken),
+		hold: *holdFor, client: &http.Client{Timeout: *timeout}}
+	if *proxy != "" && *from != "" && *to != "" {
+		owned, err := m.ownedByDestination(ctx, strings.TrimRight(*proxy, "/"))
+		if err != nil {
+			return err
+		}
+		people = append(people, owned...)
+		if len(people) == 0 {
+			fmt.Fprintln(stdout, "the proxy routes none of the source's people to the destination: nothing to move")
+			return nil
+		}
+	}
 	switch {
 	case *from == "" || *to == "":
 		return fmt.Errorf("%w: -from and -to are required", errUsage)
@@ -67,8 +81,6 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case *holdFor <= 0 || *holdFor > maxHold:
 		return fmt.Errorf("%w: -hold %s: want more than 0 and at most %s", errUsage, *holdFor, maxHold)
 	}
-	m := mover{from: strings.TrimRight(*from, "/"), to: strings.TrimRight(*to, "/"), token: os.Getenv(envToken),
-		hold: *holdFor, client: &http.Client{Timeout: *timeout}}
 	start, episodes := time.Now(), 0
 	for i, user := range people {
 		n, err := m.move(ctx, user)
@@ -242,4 +254,67 @@ func (m mover) call(ctx context.Context, method, u, hold string, body, out any) 
 		return errors.Join(fmt.Errorf("%s %s: decoding the answer", method, u), err)
 	}
 	return nil
+}
+
+// ownedByDestination lists the source's people whom the proxy routes to the
+// destination: it asks the destination its node name (GET /v1/node), then,
+// for each person of the source (GET /v1/users), which node answers GET
+// /v1/node through the proxy when the request is routed as that person.
+func (m mover) ownedByDestination(ctx context.Context, proxy string) ([]string, error) {
+	var dest struct{ Node string }
+	if err := m.call(ctx, http.MethodGet, m.to+"/v1/node", "", nil, &dest); err != nil {
+		return nil, fmt.Errorf("the destination's name: %w", err)
+	}
+	if dest.Node == "" {
+		return nil, errors.New("the destination reports no node name: run every node with -node NAME")
+	}
+	var owned []string
+	after := ""
+	for {
+		var page struct {
+			Users []episode.Person `json:"users"`
+			Next  *string          `json:"next"`
+		}
+		q := "?limit=" + strconv.Itoa(maxPage)
+		if after != "" {
+			q += "&after=" + url.QueryEscape(after)
+		}
+		if err := m.call(ctx, http.MethodGet, m.from+"/v1/users"+q, "", nil, &page); err != nil {
+			return nil, fmt.Errorf("the source's people: %w", err)
+		}
+		for _, p := range page.Users {
+			var at struct{ Node string }
+			if err := m.callAs(ctx, p.User, proxy+"/v1/node", &at); err != nil {
+				return nil, fmt.Errorf("where the proxy routes %q: %w", p.User, err)
+			}
+			if at.Node == dest.Node {
+				owned = append(owned, p.User)
+			}
+		}
+		if page.Next == nil || len(page.Users) == 0 {
+			return owned, nil
+		}
+		after = *page.Next
+	}
+}
+
+// callAs is a GET of u routed as user (UserHeader), decoded into out.
+func (m mover) callAs(ctx context.Context, user, u string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(UserHeader, user)
+	if m.token != "" {
+		req.Header.Set("Authorization", "Bearer "+m.token)
+	}
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %d", u, resp.StatusCode)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(out)
 }

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -932,5 +933,50 @@ func TestMove(t *testing.T) {
 	}
 	if got := list(b.base, "line/U1"); len(got) != len(before["line/U1"]) {
 		t.Errorf("after the refused move back, the destination holds %d of %d episodes", len(got), len(before["line/U1"]))
+	}
+}
+
+// TestMoveOwnedThroughProxy: after a node is added, move -proxy moves from
+// the old node exactly the people the proxy now routes to the new one.
+func TestMoveOwnedThroughProxy(t *testing.T) {
+	clearEnv(t)
+	a := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "a.db"), "-node", "a"}, nil)
+	b := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "b.db"), "-node", "b"}, nil)
+	client := &http.Client{Timeout: time.Minute}
+	people := []string{"ann", "bob", "bea", "carl", "bo/x"}
+	for _, u := range people {
+		if _, err := postJSON(client, a.base+"/v1/users/"+url.PathEscape(u)+"/episodes", "", []map[string]any{{"user_text": u + "の話"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The proxy: people whose names begin with b go to node b, the others to a.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target := a.base
+		if strings.HasPrefix(r.Header.Get(UserHeader), "b") {
+			target = b.base
+		}
+		u, _ := url.Parse(target)
+		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	out := mustRun(t, "move", "-from", a.base, "-to", b.base, "-proxy", proxy.URL)
+	if !strings.Contains(out, "moved 3 people, 3 episodes") {
+		t.Fatalf("move -proxy: %q", out)
+	}
+	var at struct{ Users []episode.Person }
+	resp, err := client.Get(a.base + "/v1/users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&at)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(at.Users) != "[{ann 1} {carl 1}]" {
+		t.Errorf("node a keeps %v", at.Users)
+	}
+	if out := mustRun(t, "move", "-from", a.base, "-to", b.base, "-proxy", proxy.URL); !strings.Contains(out, "nothing to move") {
+		t.Errorf("move -proxy again: %q", out)
 	}
 }

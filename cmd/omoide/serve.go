@@ -52,7 +52,12 @@ const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n}
-  GET    /healthz        {"ok": true, "episodes", "users", "fts_rows", "vector_rows",
+  GET    /v1/node        {"node": the -node name}
+  GET    /v1/users       the node's people: ?after=NAME&limit=N -> {"users": [{"user", "episodes"}], "next"}
+  POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"token", "until"}: the person's writes get 503
+                         with Retry-After until then, unless they carry "X-Omoide-Hold: TOKEN" (omoide move)
+  DELETE /v1/users/{user}/hold    (with X-Omoide-Hold) release it
+  GET    /healthz        {"ok": true, "node" (-node), "episodes", "users", "fts_rows", "vector_rows",
                           "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}
 
 Path segments are percent-encoded (a user "line/U1" is /v1/users/line%2FU1). The header
@@ -97,6 +102,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	strategy := fs.String("strategy", "quote_key_parts", "the default /v1/pack strategy: quote_key_parts, summarize or full")
 	tz := fs.String("tz", "Local", "the people's default time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and /v1/pack dates")
 	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
+	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, path, status, duration) to stderr; it never
 logs message text, the token or the API key.
@@ -141,7 +147,7 @@ logs message text, the token or the API key.
 		mem.Close()
 		return err
 	}
-	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger})
+	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger, Node: *node})
 	// Requests run under their own base context: the signal that stops the
 	// server must not cancel the writes in flight.
 	base, cancelBase := context.WithCancel(context.Background())
@@ -211,6 +217,7 @@ type serverConfig struct {
 	MaxBody        int64         // request body limit; 0 = 4 MiB
 	RequestTimeout time.Duration // per request; 0 = 30 s
 	Logger         *slog.Logger  // nil = no logging
+	Node           string        // this node's name, in /healthz
 }
 
 // server is the HTTP JSON API over a Memory.
@@ -267,6 +274,8 @@ func newServer(mem *omoide.Memory, cfg serverConfig) *server {
 		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
 		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
 		{http.MethodGet, "/v1/users/{user}/episodes", s.listEpisodes},
+		{http.MethodGet, "/v1/users", s.listPeople},
+		{http.MethodGet, "/v1/node", s.nodeName},
 		{http.MethodPost, "/v1/users/{user}/hold", s.holdUser},
 		{http.MethodDelete, "/v1/users/{user}/hold", s.releaseUser},
 		{http.MethodGet, "/healthz", s.healthz},
@@ -832,7 +841,40 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	js := toStatsJSON("", st) // the file's path stays private
 	return struct {
-		OK bool `json:"ok"`
+		OK   bool   `json:"ok"`
+		Node string `json:"node,omitempty"`
 		statsJSON
-	}{true, js}, nil
+	}{true, s.cfg.Node, js}, nil
+}
+
+// nodeName is the node's -node name: cheap, for a mover asking a proxy where
+// a person is routed (omoide move -proxy).
+func (s *server) nodeName(w http.ResponseWriter, r *http.Request) (any, error) {
+	return map[string]any{"node": s.cfg.Node}, nil
+}
+
+// listPeople is the node's people with their episode counts, page by page:
+// ?after=NAME (the last page's next) and ?limit=N.
+func (s *server) listPeople(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	limit := defaultPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxPage {
+			return nil, badRequest("limit %q: want 1 to %d", v, maxPage)
+		}
+		limit = n
+	}
+	people, err := s.mem.Store.People(r.Context(), q.Get("after"), limit)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"users": people}
+	if people == nil {
+		out["users"] = []episode.Person{}
+	}
+	if len(people) == limit {
+		out["next"] = people[len(people)-1].User
+	}
+	return out, nil
 }
