@@ -208,8 +208,25 @@ func (m mover) export(ctx context.Context, u string) ([]episode.Record, error) {
 }
 
 // call sends body (JSON, when not nil) and decodes a 200's answer into out
-// (when not nil); any other status is an error with the node's message.
+// (when not nil); any other status is an error with the node's message. hold,
+// when not "", is sent as the HoldHeader.
 func (m mover) call(ctx context.Context, method, u, hold string, body, out any) error {
+	h := http.Header{}
+	if hold != "" {
+		h.Set(HoldHeader, hold)
+	}
+	return m.send(ctx, method, u, h, body, out)
+}
+
+// callAs is a GET of u routed as user (UserHeader), decoded into out.
+func (m mover) callAs(ctx context.Context, user, u string, out any) error {
+	h := http.Header{}
+	h.Set(UserHeader, user)
+	return m.send(ctx, http.MethodGet, u, h, nil, out)
+}
+
+// send is call and callAs: the request with the token and header h.
+func (m mover) send(ctx context.Context, method, u string, h http.Header, body, out any) error {
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -222,14 +239,12 @@ func (m mover) call(ctx context.Context, method, u, hold string, body, out any) 
 	if err != nil {
 		return err
 	}
+	req.Header = h
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if m.token != "" {
 		req.Header.Set("Authorization", "Bearer "+m.token)
-	}
-	if hold != "" {
-		req.Header.Set(HoldHeader, hold)
 	}
 	resp, err := m.client.Do(req)
 	if err != nil {
@@ -296,25 +311,4 @@ func (m mover) ownedByDestination(ctx context.Context, proxy string) ([]string, 
 		}
 		after = *page.Next
 	}
-}
-
-// callAs is a GET of u routed as user (UserHeader), decoded into out.
-func (m mover) callAs(ctx context.Context, user, u string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set(UserHeader, user)
-	if m.token != "" {
-		req.Header.Set("Authorization", "Bearer "+m.token)
-	}
-	resp, err := m.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %d", u, resp.StatusCode)
-	}
-	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(out)
 }
