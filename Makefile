@@ -5,7 +5,13 @@ GOFLAGS  := -tags=$(TAGS)
 EVAL     ?= ../shared/eval
 BIN      := bin
 
-.PHONY: all build test demo bench eval race fuzz vet clean
+.PHONY: all build test demo bench eval race fuzz vet clean tools
+
+# The cluster test's proxy and replicator (docs/scale-out.md), built with the
+# project's Go into .tools/bin, once.
+TOOLS              := $(CURDIR)/.tools/bin
+CADDY_VERSION      := v2.11.9
+LITESTREAM_VERSION := v0.5.18
 
 all: build
 
@@ -15,9 +21,18 @@ build:
 vet:
 	$(GO) vet $(GOFLAGS) ./...
 
-# The test suite: vet, then every package's tests (goldens included).
-test: vet
-	$(GO) test $(GOFLAGS) ./...
+# The test suite: vet, then every package's tests (goldens included, and the
+# cluster test with Caddy and Litestream on loopback).
+test: vet tools
+	OMOIDE_CLUSTER_TOOLS=$(TOOLS) $(GO) test $(GOFLAGS) ./...
+
+tools: $(TOOLS)/caddy $(TOOLS)/litestream
+
+$(TOOLS)/caddy:
+	GOBIN=$(TOOLS) $(GO) install github.com/caddyserver/caddy/v2/cmd/caddy@$(CADDY_VERSION)
+
+$(TOOLS)/litestream:
+	GOBIN=$(TOOLS) $(GO) install github.com/benbjohnson/litestream/cmd/litestream@$(LITESTREAM_VERSION)
 
 # The main job: a temporary store from testdata/ja, a few questions, the rendered EPISODE_EVIDENCE.
 demo:

@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+)
+
+// envClusterTools names the folder holding caddy and litestream (make tools);
+// set, TestCluster must run; unset, it is skipped (a plain go test).
+const envClusterTools = "OMOIDE_CLUSTER_TOOLS"
+
+// envRunMain makes the test binary run omoide's main with its arguments: the
+// cluster test's nodes are processes of their own, which it can SIGKILL.
+const envRunMain = "OMOIDE_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envRunMain) == "1" {
+		program.Main()
+	}
+	os.Exit(m.Run())
+}
+
+// cluster is nodes, Litestream beside each, and Caddy in front, on loopback.
+type cluster struct {
+	t     *testing.T
+	tools string
+	dir   string
+	proxy string            // base URL
+	nodes map[string]*cnode // by name
+	caddy *exec.Cmd
+	mu    sync.Mutex
+}
+
+type cnode struct {
+	name, addr, db, replica string
+	serve, litestream       *exec.Cmd
+}
+
+func (c *cluster) start(name string, cmd *exec.Cmd) *exec.Cmd {
+	c.t.Helper()
+	logf, err := os.Create(filepath.Join(c.dir, name+".log"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start %s: %v", name, err)
+	}
+	c.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		logf.Close()
+	})
+	return cmd
+}
+
+// freeAddr returns a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// node starts omoide serve for name (on addr, or a free address) over db,
+// and Litestream replicating db.
+func (c *cluster) node(name, addr, db string) *cnode {
+	c.t.Helper()
+	if addr == "" {
+		addr = freeAddr(c.t)
+	}
+	n := &cnode{name: name, addr: addr, db: db, replica: filepath.Join(c.dir, name+"-replica")}
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	if old := c.nodes[name]; old != nil {
+		n.replica = old.replica
+	}
+	self, _ := os.Executable()
+	n.serve = exec.Command(self, "serve", "-db", db, "-node", name, "-addr", addr, "-log-level", "warn")
+	n.serve.Env = append(os.Environ(), envRunMain+"=1", envToken+"=")
+	c.start(name+"-serve", n.serve)
+	if !waitHTTP("http://" + addr + "/healthz") {
+		log, _ := os.ReadFile(filepath.Join(c.dir, name+"-serve.log"))
+		c.t.Fatalf("node %s never answered:\n%s", name, log)
+	}
+	n.litestream = exec.Command(filepath.Join(c.tools, "litestream"), "replicate", "-config", filepath.Join(c.dir, name+"-litestream.yml"))
+	yml := fmt.Sprintf("dbs:\n  - path: %s\n    replicas:\n      - url: file://%s\n        sync-interval: 1s\n", db, n.replica)
+	if err := os.WriteFile(filepath.Join(c.dir, name+"-litestream.yml"), []byte(yml), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	c.start(name+"-litestream", n.litestream)
+	c.nodes[name] = n
+	return n
+}
+
+// route (re)starts Caddy with deploy/Caddyfile over the nodes.
+func (c *cluster) route() {
+	c.t.Helper()
+	if c.caddy != nil {
+		c.caddy.Process.Signal(syscall.SIGTERM)
+		c.caddy.Wait()
+	}
+	var ups []string
+	for _, n := range c.nodes {
+		ups = append(ups, n.addr)
+	}
+	addr := strings.TrimPrefix(c.proxy, "http://")
+	c.caddy = exec.Command(filepath.Join(c.tools, "caddy"), "run", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile")
+	c.caddy.Env = append(os.Environ(), "OMOIDE_PROXY="+addr, "OMOIDE_NODES="+strings.Join(ups, " "), "HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+	c.start(fmt.Sprintf("caddy-%d", len(c.nodes)), c.caddy)
+	c.waitRoutes()
+}
+
+// waitRoutes waits until the proxy routes people to every node (the health
+// checks passed).
+func (c *cluster) waitRoutes() {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		seen := map[string]bool{}
+		for i := 0; i < 200 && len(seen) < len(c.nodes); i++ {
+			var got struct{ Node string }
+			if err := getAs(c.proxy+"/v1/node", fmt.Sprintf("probe%d", i), &got); err == nil {
+				seen[got.Node] = true
+			}
+		}
+		if len(seen) == len(c.nodes) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.t.Fatalf("the proxy does not route to all %d nodes", len(c.nodes))
+}
+
+// waitHTTP reports whether u answered 200 within 30 s.
+func waitHTTP(u string) bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(u); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return true
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+func getAs(u, user string, out any) error {
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set(UserHeader, user)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("%s: %d", u, resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+func postAs(u, user string, body, out any) error {
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, u, bytes.NewReader(b))
+	req.Header.Set(UserHeader, user)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("%s: %d %s", u, resp.StatusCode, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// placement returns, for each person, the nodes that hold their episodes and
+// how many.
+func (c *cluster) placement() map[string]map[string]int {
+	c.t.Helper()
+	out := map[string]map[string]int{}
+	for name, n := range c.nodes {
+		m := mover{client: http.DefaultClient}
+		after := ""
+		for {
+			var page struct {
+				Users []episode.Person `json:"users"`
+				Next  *string          `json:"next"`
+			}
+			q := "?limit=1000"
+			if after != "" {
+				q += "&after=" + url.QueryEscape(after)
+			}
+			if err := m.call(context.Background(), http.MethodGet, "http://"+n.addr+"/v1/users"+q, "", nil, &page); err != nil {
+				c.t.Fatal(err)
+			}
+			for _, p := range page.Users {
+				if out[p.User] == nil {
+					out[p.User] = map[string]int{}
+				}
+				out[p.User][name] = p.Episodes
+			}
+			if page.Next == nil {
+				break
+			}
+			after = *page.Next
+		}
+	}
+	return out
+}
+
+// TestCluster is issue 19's cluster on loopback: three nodes, each with
+// Litestream, behind Caddy (deploy/Caddyfile); 1,000 people × 10 episodes
+// written through the proxy land each on one node; a node killed with
+// SIGKILL and restored from its replica into a fresh directory has every
+// episode and answers as before; a fourth node takes the people the proxy
+// now routes to it (omoide move -proxy): none lost, none twice, none seen by
+// another person.
+func TestCluster(t *testing.T) {
+	tools := os.Getenv(envClusterTools)
+	if tools == "" {
+		t.Skip(envClusterTools + " is not set: run make test (make tools builds Caddy and Litestream)")
+	}
+	for _, b := range []string{"caddy", "litestream"} {
+		if _, err := os.Stat(filepath.Join(tools, b)); err != nil {
+			t.Fatalf("%s: %v (make tools builds it)", b, err)
+		}
+	}
+	clearEnv(t)
+	start := time.Now()
+	c := &cluster{t: t, tools: tools, dir: t.TempDir(), nodes: map[string]*cnode{}}
+	c.proxy = "http://" + freeAddr(t)
+	for _, name := range []string{"n1", "n2", "n3"} {
+		c.node(name, "", filepath.Join(c.dir, name, "memory.db"))
+	}
+	c.route()
+
+	const people, each = 1000, 10
+	user := func(i int) string { return fmt.Sprintf("person%04d", i) }
+	base := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	errs := make(chan error, people)
+	sem := make(chan struct{}, 8)
+	for i := range people {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			eps := make([]map[string]any, each)
+			for j := range eps {
+				eps[j] = map[string]any{"id": fmt.Sprintf("%d", j), "user_text": fmt.Sprintf("%sの話 %d: 猫と山と海", user(i), j),
+					"reply_text": fmt.Sprintf("word%04dx%d", i, j), "occurred_at": base.Add(time.Duration(j) * time.Hour)}
+			}
+			if err := postAs(c.proxy+"/v1/users/"+user(i)+"/episodes", user(i), eps, nil); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Logf("%d people x %d episodes written through the proxy in %s", people, each, time.Since(start).Round(time.Millisecond))
+	checkPlacement := func(step string) map[string]string {
+		t.Helper()
+		where := map[string]string{}
+		pl := c.placement()
+		if len(pl) != people {
+			t.Fatalf("%s: %d people on the nodes, want %d", step, len(pl), people)
+		}
+		for u, nodes := range pl {
+			if len(nodes) != 1 {
+				t.Fatalf("%s: %s is on %v", step, u, nodes)
+			}
+			for n, count := range nodes {
+				if count != each {
+					t.Fatalf("%s: %s has %d episodes on %s, want %d", step, u, count, n, each)
+				}
+				var got struct{ Node string }
+				if err := getAs(c.proxy+"/v1/node", u, &got); err != nil || got.Node != n {
+					t.Fatalf("%s: %s is on %s, the proxy routes them to %q (%v)", step, u, n, got.Node, err)
+				}
+				where[u] = n
+			}
+		}
+		return where
+	}
+	checkPlacement("written")
+
+	// A retrieval per sampled person: only their episodes, and the answers
+	// to compare after the restore.
+	answers := func() map[string]string {
+		out := map[string]string{}
+		for i := 0; i < people; i += 37 {
+			var res struct {
+				Hits []hitJSON `json:"hits"`
+			}
+			q := map[string]any{"text": "猫と山の話", "now": "2025-07-01T00:00:00Z", "recent": []any{}}
+			if err := postAs(c.proxy+"/v1/users/"+user(i)+"/retrieve", user(i), q, &res); err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, h := range res.Hits {
+				if h.User != user(i) {
+					t.Fatalf("retrieve for %s returned %s's episode", user(i), h.User)
+				}
+				ids = append(ids, h.ExternalID)
+			}
+			out[user(i)] = strings.Join(ids, ",")
+		}
+		return out
+	}
+	before := answers()
+
+	// Lose n2 and its disk; restore it from its replica into a fresh folder.
+	time.Sleep(2500 * time.Millisecond) // beyond the 1 s sync interval
+	n2 := c.nodes["n2"]
+	n2.serve.Process.Signal(syscall.SIGKILL)
+	n2.serve.Wait()
+	n2.litestream.Process.Signal(syscall.SIGTERM)
+	n2.litestream.Wait()
+	os.RemoveAll(filepath.Dir(n2.db))
+	fresh := filepath.Join(c.dir, "n2-restored", "memory.db")
+	os.MkdirAll(filepath.Dir(fresh), 0o755)
+	t0 := time.Now()
+	if out, err := exec.Command(filepath.Join(tools, "litestream"), "restore", "-o", fresh, "file://"+n2.replica).CombinedOutput(); err != nil {
+		t.Fatalf("litestream restore: %v\n%s", err, out)
+	}
+	t.Logf("n2 restored from its replica in %s", time.Since(t0).Round(time.Millisecond))
+	c.node("n2", n2.addr, fresh)
+	c.waitRoutes()
+	checkPlacement("restored")
+	after := answers()
+	for u, a := range before {
+		if after[u] != a {
+			t.Errorf("after the restore %s's retrieval gives %q, before %q", u, after[u], a)
+		}
+	}
+
+	// A fourth node: the proxy now routes some people to it; move them there.
+	c.node("n4", "", filepath.Join(c.dir, "n4", "memory.db"))
+	c.route()
+	moved := 0
+	for _, name := range []string{"n1", "n2", "n3"} {
+		var out bytes.Buffer
+		args := []string{"-from", "http://" + c.nodes[name].addr, "-to", "http://" + c.nodes["n4"].addr, "-proxy", c.proxy}
+		if err := runMove(context.Background(), args, &out, io.Discard); err != nil {
+			t.Fatalf("move from %s: %v", name, err)
+		}
+		moved += strings.Count(out.String(), "moved \"")
+	}
+	where := checkPlacement("after adding n4")
+	onN4 := 0
+	for _, n := range where {
+		if n == "n4" {
+			onN4++
+		}
+	}
+	if onN4 != moved || onN4 == 0 {
+		t.Errorf("n4 holds %d people, %d were moved", onN4, moved)
+	}
+	answers()
+	t.Logf("moved %d people to n4; the whole test took %s", moved, time.Since(start).Round(time.Millisecond))
+}
