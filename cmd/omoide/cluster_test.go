@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -202,6 +203,41 @@ func postAs(u, user string, body, out any) error {
 	return nil
 }
 
+// latency logs a retrieval's p50 and p99 through the proxy and straight to
+// the person's node, the two alternated, 200 of each.
+func (c *cluster) latency(user func(int) string) {
+	c.t.Helper()
+	where := map[string]string{}
+	for u, nodes := range c.placement() {
+		for n := range nodes {
+			where[u] = "http://" + c.nodes[n].addr
+		}
+	}
+	var viaProxy, direct []time.Duration
+	q := map[string]any{"text": "猫と山の話", "now": "2025-07-01T00:00:00Z", "recent": []any{}}
+	for i := range 400 {
+		u := user((i * 7919) % len(where))
+		t0 := time.Now()
+		if i%2 == 0 {
+			if err := postAs(c.proxy+"/v1/users/"+u+"/retrieve", u, q, nil); err != nil {
+				c.t.Fatal(err)
+			}
+			viaProxy = append(viaProxy, time.Since(t0))
+		} else {
+			if err := postAs(where[u]+"/v1/users/"+u+"/retrieve", u, q, nil); err != nil {
+				c.t.Fatal(err)
+			}
+			direct = append(direct, time.Since(t0))
+		}
+	}
+	pct := func(d []time.Duration, p int) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)*p/100].Microseconds()) / 1000
+	}
+	c.t.Logf("retrieval p50 / p99: through the proxy %.2f / %.2f ms, straight to the node %.2f / %.2f ms",
+		pct(viaProxy, 50), pct(viaProxy, 99), pct(direct, 50), pct(direct, 99))
+}
+
 // placement returns, for each person, the nodes that hold their episodes and
 // how many.
 func (c *cluster) placement() map[string]map[string]int {
@@ -341,6 +377,7 @@ func TestCluster(t *testing.T) {
 		return out
 	}
 	before := answers()
+	c.latency(user)
 
 	// Lose n2 and its disk; restore it from its replica into a fresh folder.
 	time.Sleep(2500 * time.Millisecond) // beyond the 1 s sync interval
@@ -371,6 +408,7 @@ func TestCluster(t *testing.T) {
 	c.node("n4", "", filepath.Join(c.dir, "n4", "memory.db"))
 	c.route()
 	moved := 0
+	t1 := time.Now()
 	for _, name := range []string{"n1", "n2", "n3"} {
 		var out bytes.Buffer
 		args := []string{"-from", "http://" + c.nodes[name].addr, "-to", "http://" + c.nodes["n4"].addr, "-proxy", c.proxy}
@@ -379,6 +417,9 @@ func TestCluster(t *testing.T) {
 		}
 		moved += strings.Count(out.String(), "moved \"")
 	}
+	took := time.Since(t1)
+	t.Logf("move -proxy from the three nodes (asking the proxy about all %d people): %d people, %d episodes in %s: %.1f people/s, %.0f episodes/s",
+		people, moved, moved*each, took.Round(time.Millisecond), float64(moved)/took.Seconds(), float64(moved*each)/took.Seconds())
 	where := checkPlacement("after adding n4")
 	onN4 := 0
 	for _, n := range where {
