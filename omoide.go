@@ -63,6 +63,10 @@ type Config struct {
 	// read-only file or directory, a backup copy): nothing is written, and
 	// Add, Delete and Forget return episode.ErrReadOnly.
 	ReadOnly bool
+	// CheckpointWait is episode.Options.CheckpointWait: how long a removal's
+	// checkpoint waits for readers of the log (0: the default, 200 ms;
+	// negative: no wait, as beside Litestream).
+	CheckpointWait time.Duration
 }
 
 // DefaultEmbedder returns the offline default embedder: the hash embedder
@@ -143,7 +147,8 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
 	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
-		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity, ReadOnly: cfg.ReadOnly})
+		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity, ReadOnly: cfg.ReadOnly,
+		CheckpointWait: cfg.CheckpointWait})
 	if err != nil {
 		return nil, fmt.Errorf("omoide: %w", err)
 	}

@@ -2,7 +2,9 @@ package episode
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestPeople pages through a store's people in name order, with their counts;
@@ -29,5 +31,15 @@ func TestPeople(t *testing.T) {
 	}
 	if all, err := s.People(ctx, "", 10); err != nil || fmt.Sprint(all) != "[{line/U1 3} {mio 1}]" {
 		t.Errorf("after forgetting haruka: %v, %v", all, err)
+	}
+}
+
+// TestCheckpointWaitOption: 0 is the default wait, a negative value none.
+func TestCheckpointWaitOption(t *testing.T) {
+	for _, tc := range []struct{ opt, want time.Duration }{{0, DefaultCheckpointWait}, {-1, 0}, {50 * time.Millisecond, 50 * time.Millisecond}} {
+		s := openStore(t, filepath.Join(t.TempDir(), "w.db"), Options{CheckpointWait: tc.opt})
+		if s.checkpointWait != tc.want {
+			t.Errorf("CheckpointWait %v: the store waits %v, want %v", tc.opt, s.checkpointWait, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -44,6 +45,12 @@ type Options struct {
 	// IndexCapacity bounds the vectors held in memory over all people; 0
 	// means DefaultIndexCapacity.
 	IndexCapacity int
+	// CheckpointWait bounds the wait of the truncating checkpoint that ends
+	// every removal (docs/reliability.md, "Erasure") for readers to let go of
+	// the log; 0 means DefaultCheckpointWait, a negative value no wait (one
+	// try). Beside Litestream, which always holds a read lock on the log, the
+	// wait never succeeds: a negative value saves it (docs/scale-out.md).
+	CheckpointWait time.Duration
 	// ReadOnly opens an existing store for searches and reads only (a
 	// read-only file or directory, a backup copy): nothing is written, not
 	// even a migration, and every write returns ErrReadOnly.
@@ -73,6 +80,8 @@ type Store struct {
 	analyzer tokenize.Analyzer
 	dim      int
 	busy     time.Duration // the connections' busy timeout
+	// checkpointWait bounds a removal's checkpoint wait (Options.CheckpointWait).
+	checkpointWait time.Duration
 	readOnly bool
 	// docs approximates the number of FTS rows for IDF weights: counted at
 	// open, then kept up to date by this Store's writes (another process's
@@ -163,8 +172,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
+	wait := cmp.Or(opts.CheckpointWait, DefaultCheckpointWait)
+	if wait < 0 {
+		wait = 0
+	}
 	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, busy: busy, readOnly: opts.ReadOnly,
-		parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
+		checkpointWait: wait, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity)}
 	if err := hasFTS5(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -737,20 +750,21 @@ type Erased struct {
 	Checkpointed bool
 }
 
-// checkpointWait is how long a removal's checkpoint waits for readers: it
-// holds the write lock meanwhile, so writers wait too.
-const checkpointWait = 200 * time.Millisecond
+// DefaultCheckpointWait is how long a removal's checkpoint waits for readers
+// (Options.CheckpointWait): it holds the write lock meanwhile, so writers wait
+// too.
+const DefaultCheckpointWait = 200 * time.Millisecond
 
 // checkpoint copies the write-ahead log into the database and truncates it,
 // so that no page image of removed rows stays in the log. It reports false
-// when readers kept it from finishing within checkpointWait.
+// when readers kept it from finishing within the store's checkpoint wait.
 func (s *Store) checkpoint(ctx context.Context) (bool, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return false, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, checkpointWait.Milliseconds())); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, s.checkpointWait.Milliseconds())); err != nil {
 		return false, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, s.busy.Milliseconds()))

@@ -98,7 +98,7 @@ func (c *cluster) node(name, addr, db string) *cnode {
 		n.replica = old.replica
 	}
 	self, _ := os.Executable()
-	n.serve = exec.Command(self, "serve", "-db", db, "-node", name, "-addr", addr, "-log-level", "warn")
+	n.serve = exec.Command(self, "serve", "-db", db, "-node", name, "-addr", addr, "-log-level", "warn", "-checkpoint-wait", "0")
 	n.serve.Env = append(os.Environ(), envRunMain+"=1", envToken+"=")
 	c.start(name+"-serve", n.serve)
 	if !waitHTTP("http://" + addr + "/healthz") {

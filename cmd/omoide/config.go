@@ -46,6 +46,8 @@ type storeConfig struct {
 	threshold float64
 	model     string
 	readOnly  bool // -readonly
+	// checkpointWait is serve's -checkpoint-wait (omoide.Config.CheckpointWait).
+	checkpointWait time.Duration
 }
 
 // addStoreFlags registers the shared flags on fs, with their environment
@@ -155,7 +157,8 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	}
 	// The zone of the evidence dates is the person's zone for everything:
 	// time expressions and day windows too.
-	cfg := omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location, ReadOnly: c.readOnly}
+	cfg := omoide.Config{Path: c.db, Embedder: e, Preset: c.preset, Pack: pack, Location: pack.Location, ReadOnly: c.readOnly,
+		CheckpointWait: c.checkpointWait}
 	if cfg.Retriever, err = c.retrieverOptions(); err != nil {
 		return nil, err
 	}

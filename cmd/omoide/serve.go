@@ -102,6 +102,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	strategy := fs.String("strategy", "quote_key_parts", "the default /v1/pack strategy: quote_key_parts, summarize or full")
 	tz := fs.String("tz", "Local", "the people's default time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and /v1/pack dates")
 	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
+	checkpointWait := fs.Duration("checkpoint-wait", episode.DefaultCheckpointWait, "how long a removal's checkpoint waits for readers of the log; 0: no wait (beside Litestream, which always holds one: docs/scale-out.md)")
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, path, status, duration) to stderr; it never
@@ -135,6 +136,10 @@ logs message text, the token or the API key.
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
+	sc.checkpointWait = *checkpointWait
+	if sc.checkpointWait == 0 {
+		sc.checkpointWait = -1 // the flag's 0 is no wait; the Config's is the default
+	}
 	mem, err := sc.openMemory(ctx, false, popts)
 	if err != nil {
 		return err
