@@ -82,7 +82,7 @@ type Store struct {
 	busy     time.Duration // the connections' busy timeout
 	// checkpointWait bounds a removal's checkpoint wait (Options.CheckpointWait).
 	checkpointWait time.Duration
-	readOnly bool
+	readOnly       bool
 	// docs approximates the number of FTS rows for IDF weights: counted at
 	// open, then kept up to date by this Store's writes (another process's
 	// writes are seen at the next open).
