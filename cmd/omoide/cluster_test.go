@@ -276,10 +276,12 @@ func (c *cluster) placement() map[string]map[string]int {
 // TestCluster is issue 19's cluster on loopback: three nodes, each with
 // Litestream, behind Caddy (deploy/Caddyfile); 1,000 people × 10 episodes
 // written through the proxy land each on one node; a node killed with
-// SIGKILL and restored from its replica into a fresh directory has every
-// episode and answers as before; a fourth node takes the people the proxy
-// now routes to it (omoide move -proxy): none lost, none twice, none seen by
-// another person.
+// SIGKILL (Litestream with it) while one of its people writes, and restored
+// from its replica into a fresh directory, has every episode acknowledged
+// more than the sync interval before, gets back what the others took while
+// it was out, and answers as before; a fourth node takes the people the
+// proxy now routes to it (omoide move -proxy): none lost, none twice, none
+// seen by another person.
 func TestCluster(t *testing.T) {
 	tools := os.Getenv(envClusterTools)
 	if tools == "" {
@@ -331,6 +333,11 @@ func TestCluster(t *testing.T) {
 		t.Helper()
 		where := map[string]string{}
 		pl := c.placement()
+		for u := range pl {
+			if !strings.HasPrefix(u, "person") {
+				delete(pl, u) // the writer at risk
+			}
+		}
 		if len(pl) != people {
 			t.Fatalf("%s: %d people on the nodes, want %d", step, len(pl), people)
 		}
@@ -379,13 +386,52 @@ func TestCluster(t *testing.T) {
 	before := answers()
 	c.latency(user)
 
-	// Lose n2 and its disk; restore it from its replica into a fresh folder.
-	time.Sleep(2500 * time.Millisecond) // beyond the 1 s sync interval
+	// Lose n2 and its disk while a person it owns is writing, one episode
+	// every 20 ms; restore it from its replica into a fresh folder.
+	risky := ""
+	for i := 0; risky == ""; i++ {
+		var got struct{ Node string }
+		if err := getAs(c.proxy+"/v1/node", fmt.Sprintf("risk%d", i), &got); err == nil && got.Node == "n2" {
+			risky = fmt.Sprintf("risk%d", i)
+		}
+	}
+	type ack struct {
+		id string
+		at time.Time
+	}
+	var (
+		acks  []ack
+		amu   sync.Mutex
+		stopW = make(chan struct{})
+		doneW = make(chan struct{})
+	)
+	go func() {
+		defer close(doneW)
+		for i := 0; ; i++ {
+			select {
+			case <-stopW:
+				return
+			default:
+			}
+			id := fmt.Sprint(i)
+			if postAs(c.proxy+"/v1/users/"+risky+"/episodes", risky, []map[string]any{{"id": id, "user_text": "at risk " + id}}, nil) == nil {
+				amu.Lock()
+				acks = append(acks, ack{id, time.Now()})
+				amu.Unlock()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	time.Sleep(3 * time.Second)
 	n2 := c.nodes["n2"]
-	n2.serve.Process.Signal(syscall.SIGKILL)
+	killed := time.Now()
+	n2.serve.Process.Signal(syscall.SIGKILL) // the machine and its disk are gone: Litestream with it
+	n2.litestream.Process.Signal(syscall.SIGKILL)
 	n2.serve.Wait()
-	n2.litestream.Process.Signal(syscall.SIGTERM)
 	n2.litestream.Wait()
+	time.Sleep(500 * time.Millisecond) // writes go on, routed to the next node while n2 is out
+	close(stopW)
+	<-doneW
 	os.RemoveAll(filepath.Dir(n2.db))
 	fresh := filepath.Join(c.dir, "n2-restored", "memory.db")
 	os.MkdirAll(filepath.Dir(fresh), 0o755)
@@ -396,6 +442,32 @@ func TestCluster(t *testing.T) {
 	t.Logf("n2 restored from its replica in %s", time.Since(t0).Round(time.Millisecond))
 	c.node("n2", n2.addr, fresh)
 	c.waitRoutes()
+	// What the others took for n2's people while it was out goes back to it.
+	for _, name := range []string{"n1", "n3"} {
+		if err := runMove(context.Background(), []string{"-from", "http://" + c.nodes[name].addr, "-to", "http://" + n2.addr, "-proxy", c.proxy}, io.Discard, io.Discard); err != nil {
+			t.Fatalf("move back from %s: %v", name, err)
+		}
+	}
+	there := map[string]bool{}
+	recs, err := (mover{client: http.DefaultClient}).export(context.Background(), "http://"+n2.addr+"/v1/users/"+risky+"/episodes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		there[r.ID] = true
+	}
+	lost, oldest := 0, time.Duration(0)
+	for _, a := range acks {
+		if !there[a.id] {
+			lost++
+			oldest = max(oldest, killed.Sub(a.at))
+			if killed.Sub(a.at) > 1500*time.Millisecond {
+				t.Errorf("write %s of %s, acknowledged %s before the kill, is lost (sync interval 1 s)", a.id, risky, killed.Sub(a.at).Round(time.Millisecond))
+			}
+		}
+	}
+	t.Logf("writes at risk: %d acknowledged (%d before the kill); %d lost, the oldest acknowledged %s before the kill (sync interval 1 s)",
+		len(acks), countBefore(acks, killed, func(a ack) time.Time { return a.at }), lost, oldest.Round(time.Millisecond))
 	checkPlacement("restored")
 	after := answers()
 	for u, a := range before {
@@ -432,4 +504,15 @@ func TestCluster(t *testing.T) {
 	}
 	answers()
 	t.Logf("moved %d people to n4; the whole test took %s", moved, time.Since(start).Round(time.Millisecond))
+}
+
+// countBefore counts the items of xs whose time is before t.
+func countBefore[T any](xs []T, t time.Time, at func(T) time.Time) int {
+	n := 0
+	for _, x := range xs {
+		if at(x).Before(t) {
+			n++
+		}
+	}
+	return n
 }
