@@ -106,7 +106,7 @@ func (c *cluster) node(name, addr, db string) *cnode {
 		c.t.Fatalf("node %s never answered:\n%s", name, log)
 	}
 	n.litestream = exec.Command(filepath.Join(c.tools, "litestream"), "replicate", "-config", filepath.Join(c.dir, name+"-litestream.yml"))
-	yml := fmt.Sprintf("dbs:\n  - path: %s\n    replicas:\n      - url: file://%s\n        sync-interval: 1s\n", db, n.replica)
+	yml := fmt.Sprintf("dbs:\n  - path: %s\n    monitor-interval: 100ms\n    replicas:\n      - url: file://%s\n        sync-interval: 1s\n", db, n.replica)
 	if err := os.WriteFile(filepath.Join(c.dir, name+"-litestream.yml"), []byte(yml), 0o644); err != nil {
 		c.t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestCluster(t *testing.T) {
 		if !there[a.id] {
 			lost++
 			oldest = max(oldest, killed.Sub(a.at))
-			if killed.Sub(a.at) > 2*time.Second { // the 1 s sync interval, with room for a loaded machine
+			if killed.Sub(a.at) > 1250*time.Millisecond { // the sync interval, with a quarter second for a loaded machine
 				t.Errorf("write %s of %s, acknowledged %s before the kill, is lost (sync interval 1 s)", a.id, risky, killed.Sub(a.at).Round(time.Millisecond))
 			}
 		}
