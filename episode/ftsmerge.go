@@ -35,9 +35,7 @@ const metaFTSMergedAt = "fts_merged_at"
 // mergeIndex merges the full-text index when it is due (ftsMergeShare);
 // lastID is the largest episode id given so far.
 func (s *Store) mergeIndex(ctx context.Context, lastID int64) error {
-	due := func(q interface {
-		QueryRowContext(context.Context, string, ...any) *sql.Row
-	}) (bool, error) {
+	due := func(q queryer) (bool, error) {
 		var v string
 		err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = '`+metaFTSMergedAt+`'`).Scan(&v)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +16,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/omoide/omoide/episode"
 )
 
 // envClusterTools names the folder holding caddy and litestream (make tools);
@@ -169,39 +165,17 @@ func waitHTTP(u string) bool {
 	return false
 }
 
+// getAs and postAs are a GET and a POST routed as user (mover.callAs).
 func getAs(u, user string, out any) error {
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	req.Header.Set(UserHeader, user)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("%s: %d", u, resp.StatusCode)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return clusterClient.callAs(context.Background(), http.MethodGet, u, user, nil, out)
 }
 
 func postAs(u, user string, body, out any) error {
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, u, bytes.NewReader(b))
-	req.Header.Set(UserHeader, user)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("%s: %d %s", u, resp.StatusCode, raw)
-	}
-	if out != nil {
-		return json.Unmarshal(raw, out)
-	}
-	return nil
+	return clusterClient.callAs(context.Background(), http.MethodPost, u, user, body, out)
 }
+
+// clusterClient is the cluster test's HTTP client (its nodes have no token).
+var clusterClient = mover{client: http.DefaultClient}
 
 // latency logs a retrieval's p50 and p99 through the proxy and straight to
 // the person's node, the two alternated, 200 of each.
@@ -244,30 +218,15 @@ func (c *cluster) placement() map[string]map[string]int {
 	c.t.Helper()
 	out := map[string]map[string]int{}
 	for name, n := range c.nodes {
-		m := mover{client: http.DefaultClient}
-		after := ""
-		for {
-			var page struct {
-				Users []episode.Person `json:"users"`
-				Next  *string          `json:"next"`
+		people, err := clusterClient.people(context.Background(), "http://"+n.addr)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		for _, p := range people {
+			if out[p.User] == nil {
+				out[p.User] = map[string]int{}
 			}
-			q := "?limit=1000"
-			if after != "" {
-				q += "&after=" + url.QueryEscape(after)
-			}
-			if err := m.call(context.Background(), http.MethodGet, "http://"+n.addr+"/v1/users"+q, "", nil, &page); err != nil {
-				c.t.Fatal(err)
-			}
-			for _, p := range page.Users {
-				if out[p.User] == nil {
-					out[p.User] = map[string]int{}
-				}
-				out[p.User][name] = p.Episodes
-			}
-			if page.Next == nil {
-				break
-			}
-			after = *page.Next
+			out[p.User][name] = p.Episodes
 		}
 	}
 	return out
@@ -449,7 +408,7 @@ func TestCluster(t *testing.T) {
 		}
 	}
 	there := map[string]bool{}
-	recs, err := (mover{client: http.DefaultClient}).export(context.Background(), "http://"+n2.addr+"/v1/users/"+risky+"/episodes")
+	recs, err := clusterClient.export(context.Background(), "http://"+n2.addr+"/v1/users/"+risky+"/episodes")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -218,11 +218,11 @@ func (m mover) call(ctx context.Context, method, u, hold string, body, out any) 
 	return m.send(ctx, method, u, h, body, out)
 }
 
-// callAs is a GET of u routed as user (UserHeader), decoded into out.
-func (m mover) callAs(ctx context.Context, user, u string, out any) error {
+// callAs is call routed as user (UserHeader).
+func (m mover) callAs(ctx context.Context, method, u, user string, body, out any) error {
 	h := http.Header{}
 	h.Set(UserHeader, user)
-	return m.send(ctx, http.MethodGet, u, h, nil, out)
+	return m.send(ctx, method, u, h, body, out)
 }
 
 // send is call and callAs: the request with the token and header h.
@@ -283,7 +283,26 @@ func (m mover) ownedByDestination(ctx context.Context, proxy string) ([]string, 
 	if dest.Node == "" {
 		return nil, errors.New("the destination reports no node name: run every node with -node NAME")
 	}
+	people, err := m.people(ctx, m.from)
+	if err != nil {
+		return nil, fmt.Errorf("the source's people: %w", err)
+	}
 	var owned []string
+	for _, p := range people {
+		var at struct{ Node string }
+		if err := m.callAs(ctx, http.MethodGet, proxy+"/v1/node", p.User, nil, &at); err != nil {
+			return nil, fmt.Errorf("where the proxy routes %q: %w", p.User, err)
+		}
+		if at.Node == dest.Node {
+			owned = append(owned, p.User)
+		}
+	}
+	return owned, nil
+}
+
+// people reads every page of the people of the node at base (GET /v1/users).
+func (m mover) people(ctx context.Context, base string) ([]episode.Person, error) {
+	var all []episode.Person
 	after := ""
 	for {
 		var page struct {
@@ -294,20 +313,12 @@ func (m mover) ownedByDestination(ctx context.Context, proxy string) ([]string, 
 		if after != "" {
 			q += "&after=" + url.QueryEscape(after)
 		}
-		if err := m.call(ctx, http.MethodGet, m.from+"/v1/users"+q, "", nil, &page); err != nil {
-			return nil, fmt.Errorf("the source's people: %w", err)
+		if err := m.call(ctx, http.MethodGet, base+"/v1/users"+q, "", nil, &page); err != nil {
+			return nil, err
 		}
-		for _, p := range page.Users {
-			var at struct{ Node string }
-			if err := m.callAs(ctx, p.User, proxy+"/v1/node", &at); err != nil {
-				return nil, fmt.Errorf("where the proxy routes %q: %w", p.User, err)
-			}
-			if at.Node == dest.Node {
-				owned = append(owned, p.User)
-			}
-		}
+		all = append(all, page.Users...)
 		if page.Next == nil || len(page.Users) == 0 {
-			return owned, nil
+			return all, nil
 		}
 		after = *page.Next
 	}

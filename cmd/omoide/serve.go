@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -799,6 +800,19 @@ func (s *server) forgetUser(w http.ResponseWriter, r *http.Request) (any, error)
 // holds; defaultPage when the request names none.
 const maxPage, defaultPage = 1000, 100
 
+// pageLimit is a listing's ?limit=N: 1 to maxPage, defaultPage when absent.
+func pageLimit(q url.Values) (int, error) {
+	v := q.Get("limit")
+	if v == "" {
+		return defaultPage, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxPage {
+		return 0, badRequest("limit %q: want 1 to %d", v, maxPage)
+	}
+	return n, nil
+}
+
 // listEpisodes is a person's episodes, page by page, in the records ingest
 // reads: ?after=ID (the last page's next) and ?limit=N.
 func (s *server) listEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -807,7 +821,7 @@ func (s *server) listEpisodes(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, badRequest("user is empty")
 	}
 	q := r.URL.Query()
-	after, limit := int64(0), defaultPage
+	after := int64(0)
 	if v := q.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -815,12 +829,9 @@ func (s *server) listEpisodes(w http.ResponseWriter, r *http.Request) (any, erro
 		}
 		after = n
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxPage {
-			return nil, badRequest("limit %q: want 1 to %d", v, maxPage)
-		}
-		limit = n
+	limit, err := pageLimit(q)
+	if err != nil {
+		return nil, err
 	}
 	eps, err := s.mem.Store.Episodes(r.Context(), user, after, limit)
 	if err != nil {
@@ -862,13 +873,9 @@ func (s *server) nodeName(w http.ResponseWriter, r *http.Request) (any, error) {
 // ?after=NAME (the last page's next) and ?limit=N.
 func (s *server) listPeople(w http.ResponseWriter, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	limit := defaultPage
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxPage {
-			return nil, badRequest("limit %q: want 1 to %d", v, maxPage)
-		}
-		limit = n
+	limit, err := pageLimit(q)
+	if err != nil {
+		return nil, err
 	}
 	people, err := s.mem.Store.People(r.Context(), q.Get("after"), limit)
 	if err != nil {
