@@ -249,3 +249,15 @@ func EvidenceOf(res retriever.Result) []memorypack.Evidence {
 	}
 	return out
 }
+
+// Unsearched counts user's stored episodes ("" for every person's) that the
+// memory's retrievals leave out unless a Request's Filter widens them in
+// (retriever.Options.Filter: in the default preset, private and secret
+// episodes and archived ones).
+func (m *Memory) Unsearched(ctx context.Context, user string) (retriever.Unsearched, error) {
+	cs, err := m.Store.Classes(ctx, user)
+	if err != nil {
+		return retriever.Unsearched{}, err
+	}
+	return m.Retriever.Options().Filter.Unsearched(cs), nil
+}

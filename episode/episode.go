@@ -67,8 +67,29 @@ type Episode struct {
 // ErrNotFound is returned by Get for an id the store does not hold.
 var ErrNotFound = errors.New("episode not found")
 
+// ErrTooLong is wrapped by the error of an episode over MaxTextBytes.
+var ErrTooLong = errors.New("episode too long")
+
 // MaxUserLen is the longest User namespace accepted, in bytes.
 const MaxUserLen = 256
+
+// MaxTextBytes is the most text one episode holds: its UserText and
+// ReplyText together, in bytes (16 KiB: about 5,000 Japanese or 16,000
+// English characters, a long exchange). Normalize refuses a longer episode
+// rather than storing it: every retrieval that meets an episode reads and
+// compares its whole text, so one 10 MB episode slowed its person's
+// retrievals to a second (docs/reliability.md). Split a longer text into
+// episodes.
+const MaxTextBytes = 16 << 10
+
+// MaxExternalIDLen is the longest ExternalID accepted, in bytes.
+const MaxExternalIDLen = 512
+
+// DuplicateWindow is how close in time an episode without an ExternalID
+// must be to a stored one of the same person and content (texts, kind,
+// state, sensitivity, source) to be that episode again (a retried request)
+// rather than a new one.
+const DuplicateWindow = 10 * time.Minute
 
 // Normalize fills e's defaults (Kind Episode, Source "chat") and validates
 // it, naming the first problem found. Store.Add calls it on every episode; a
@@ -83,6 +104,8 @@ func (e *Episode) Normalize() error {
 		return errors.New("user is not valid UTF-8")
 	case !utf8.ValidString(e.ExternalID):
 		return errors.New("external id is not valid UTF-8")
+	case len(e.ExternalID) > MaxExternalIDLen:
+		return fmt.Errorf("external id is %d bytes, longer than %d", len(e.ExternalID), MaxExternalIDLen)
 	case !utf8.ValidString(e.UserText):
 		return errors.New("user text is not valid UTF-8")
 	case !utf8.ValidString(e.ReplyText):
@@ -91,6 +114,9 @@ func (e *Episode) Normalize() error {
 		return errors.New("source is not valid UTF-8")
 	case e.UserText == "" && e.ReplyText == "":
 		return errors.New("episode has neither user text nor reply text")
+	case len(e.UserText)+len(e.ReplyText) > MaxTextBytes:
+		return fmt.Errorf("%w: user text and reply text are %d bytes together, more than the %d bytes an episode holds (split it into episodes)",
+			ErrTooLong, len(e.UserText)+len(e.ReplyText), MaxTextBytes)
 	case e.OccurredAt.IsZero():
 		return errors.New("occurred_at is not set")
 	case e.Kind < 0:

@@ -415,3 +415,37 @@ func (s *Store) rebuild(ctx context.Context, tx *sql.Tx, what int, batch int, pr
 		}
 	}
 }
+
+// Class is how many episodes share a kind, state and sensitivity.
+type Class struct {
+	Kind        Kind
+	State       State
+	Sensitivity Sensitivity
+	Episodes    int
+}
+
+// Classes counts user's episodes ("" for every person's) by kind, state and
+// sensitivity, the attributes a search filters on.
+func (s *Store) Classes(ctx context.Context, user string) ([]Class, error) {
+	q, args := `SELECT kind, state, sensitivity, count(*) FROM episodes GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, []any(nil)
+	if user != "" {
+		q, args = `SELECT kind, state, sensitivity, count(*) FROM episodes WHERE user = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, []any{user}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: classes: %w", err)
+	}
+	defer rows.Close()
+	var out []Class
+	for rows.Next() {
+		var c Class
+		if err := rows.Scan(&c.Kind, &c.State, &c.Sensitivity, &c.Episodes); err != nil {
+			return nil, fmt.Errorf("episode store: classes: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode store: classes: %w", err)
+	}
+	return out, nil
+}

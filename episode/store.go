@@ -313,7 +313,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Add stores episodes in one transaction: each episode, its FTS row and its
 // vector land together or not at all. It returns the id of each episode in
 // order; an episode whose (User, ExternalID) is already stored is not added
-// again and reports the stored id. Every episode is validated before anything
+// again and reports the stored id, and so is one without an ExternalID that
+// repeats a stored one without one (the same person and content within
+// DuplicateWindow of its time: a retried request). Every episode is validated before anything
 // is written: one bad episode fails the whole batch with an error naming it.
 //
 // After the transaction, an Add that brings the episodes added since the
@@ -368,7 +370,26 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	todo := make([]int, 0, len(batch))
 	old := map[int]int64{}           // batch index -> the id of the version it replaces
 	first := map[[2]string]Episode{} // the batch's first episode under each (user, external id)
+	dupOf := map[int]int{}           // batch index -> the earlier one it repeats (DuplicateWindow)
+	firstNoID := map[repeatKey]int{}
 	for i, e := range batch {
+		if e.ExternalID == "" {
+			k := repeatKey{e.User, e.UserText, e.ReplyText, e.Source, e.Kind, e.State, e.Sensitivity}
+			if j, ok := firstNoID[k]; ok && within(batch[j].OccurredAt, e.OccurredAt, DuplicateWindow) {
+				dupOf[i] = j
+				continue
+			} else if !ok {
+				firstNoID[k] = i
+			}
+			id, err := s.repeated(ctx, e)
+			if err != nil {
+				return nil, fmt.Errorf("episode store: %s: episode %d: %w", op, i, err)
+			}
+			if id != 0 {
+				ids[i] = id
+				continue
+			}
+		}
 		if e.ExternalID != "" {
 			k := [2]string{e.User, e.ExternalID}
 			if f, ok := first[k]; ok && !sameContent(f, e) {
@@ -396,6 +417,9 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		todo = append(todo, i)
 	}
 	if len(todo) == 0 {
+		for i, j := range dupOf {
+			ids[i] = ids[j]
+		}
 		return ids, nil
 	}
 	texts := make([]string, len(todo))
@@ -492,6 +516,9 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 			testHookInTx(j)
 		}
 	}
+	for i, j := range dupOf {
+		ids[i] = ids[j]
+	}
 	if err := insertFTS(ctx, tx, rows); err != nil {
 		return nil, fmt.Errorf("episode store: %s: %w", op, err)
 	}
@@ -525,6 +552,41 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		_ = s.mergeIndex(ctx, lastID)
 	}
 	return ids, nil
+}
+
+// repeatKey is what an episode without an external id must share with
+// another, beside a time within DuplicateWindow, to be the same episode:
+// all its content but the time.
+type repeatKey struct {
+	user, userText, replyText, source string
+	kind                              Kind
+	state                             State
+	sensitivity                       Sensitivity
+}
+
+// within reports whether a and b are at most d apart (to the second, as
+// stored).
+func within(a, b time.Time, d time.Duration) bool {
+	diff := a.Unix() - b.Unix()
+	return max(diff, -diff) <= int64(d/time.Second)
+}
+
+// repeated returns the id of a stored episode without an external id that
+// e (normalized, without one either) repeats: the same person and content
+// within DuplicateWindow of its time; 0 when there is none.
+func (s *Store) repeated(ctx context.Context, e Episode) (int64, error) {
+	w := int64(DuplicateWindow / time.Second)
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM episodes WHERE user = ? AND occurred_at BETWEEN ? AND ?
+		AND external_id IS NULL AND user_text = ? AND reply_text = ? AND kind = ? AND state = ? AND sensitivity = ? AND source = ? LIMIT 1`,
+		e.User, e.OccurredAt.Unix()-w, e.OccurredAt.Unix()+w, e.UserText, e.ReplyText, int(e.Kind), int(e.State), int(e.Sensitivity), e.Source).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("look up a repeat: %w", err)
+	}
+	return id, nil
 }
 
 // metaLastEpisodeID is the meta key of the largest episode id ever given.

@@ -3,6 +3,8 @@ package retriever
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/omoide/omoide/episode"
@@ -18,6 +20,10 @@ const (
 	DefaultMaxQueryChars   = 256 // a BM25 query's text is clipped to this many characters
 	DefaultMaxQueryTerms   = 12  // and to this many terms
 	DefaultMaxAgeDays      = 365 // episodes older than this many days are not searched
+	// DefaultSessionGap is the default preset's Context.SessionGap: a stored
+	// exchange older than this is a past conversation, not the one going on
+	// (thirty minutes of silence ends a session, as web analytics count them).
+	DefaultSessionGap = 30 * time.Minute
 	// ContextSeparator joins the recent conversation and the message into Q2.
 	ContextSeparator = "\n---\n"
 )
@@ -106,7 +112,8 @@ type BM25 struct {
 	MaxTermShare         float64
 }
 
-// Filter says which episodes are searched, inside the engine.
+// Filter says which episodes are searched, inside the engine. A Request can
+// replace it for one retrieval (Request.Filter).
 type Filter struct {
 	Kinds  []episode.Kind  // nil: every kind
 	States []episode.State // nil: every state
@@ -119,11 +126,45 @@ type Filter struct {
 	UntilToday bool
 }
 
+// Admits reports whether the filter searches episodes of this kind, state
+// and sensitivity (of any age).
+func (f Filter) Admits(k episode.Kind, st episode.State, sens episode.Sensitivity) bool {
+	return (len(f.Kinds) == 0 || slices.Contains(f.Kinds, k)) && (len(f.States) == 0 || slices.Contains(f.States, st)) &&
+		sens <= f.MaxSensitivity
+}
+
+// Validate returns an error naming the first invalid field: a negative age
+// limit, an unknown kind, state or sensitivity.
+func (f Filter) Validate() error {
+	switch {
+	case f.MaxAgeDays < 0:
+		return fmt.Errorf("option Filter.MaxAgeDays is %d, must be >= 0", f.MaxAgeDays)
+	case f.MaxSensitivity < episode.SensitivityNormal || f.MaxSensitivity > episode.SensitivitySecret:
+		return fmt.Errorf("option Filter.MaxSensitivity is %d, want %d to %d (normal to secret)", f.MaxSensitivity, episode.SensitivityNormal, episode.SensitivitySecret)
+	}
+	for _, k := range f.Kinds {
+		if k <= 0 {
+			return fmt.Errorf("option Filter.Kinds holds %d, want a positive kind", k)
+		}
+	}
+	for _, st := range f.States {
+		if st < episode.StateRaw || st > episode.StateArchived {
+			return fmt.Errorf("option Filter.States holds %d, want %d to %d (raw to archived)", st, episode.StateRaw, episode.StateArchived)
+		}
+	}
+	return nil
+}
+
 // Context is how the recent conversation is used.
 type Context struct {
 	// Episodes is how many stored episodes stand in for the recent
 	// conversation when a request has none (Request.Recent nil); 0: none.
 	Episodes int
+	// SessionGap bounds them to the conversation going on: only episodes
+	// dated within SessionGap before the request's Now stand in (an
+	// exchange stored days ago is a memory to find, not the context to
+	// drop as an echo); 0 bounds nothing, as the reference.
+	SessionGap time.Duration
 	// Messages is how many of the last messages go into Q2; 0 makes no Q2.
 	Messages int
 	// UserLabel and AssistantLabel prefix the messages in Q2 ("User: …");
@@ -166,16 +207,21 @@ func ReferenceOptions() Options {
 }
 
 // DefaultOptions returns omoide's default retriever: the reference pipeline
-// with its defects fixed where a fix has been measured (docs/quality.md) and
+// with its defects fixed where a fix has been measured (docs/quality.md), every
+// stored memory reachable (docs/reliability.md), and
 // its scans made fast (docs/performance.md): a bounded embedding with BM25
 // alone when the embedder fails, the message first in Q2's BM25 query and
 // common and costly terms out of it, no echo of the recent turns, small talk
 // skipped, time-aware queries, synonyms in term coverage, and the default
 // ranking (rerank.DefaultOptions). It keeps the reference's context window
 // (taken before empty messages are dropped) but leaves roles other than the
-// user's and the assistant's out of it; it searches normal episodes only, of
-// any age (recency prefers fresh ones; a time expression finds old ones), and
-// episodes dated after today too. Its store segments Japanese with kagome,
+// user's and the assistant's out of it, and lets stored exchanges stand in
+// for a missing conversation only within DefaultSessionGap. It searches every
+// kind (a person's stated facts and summaries are memories as much as their
+// exchanges), in every state but archived, at normal sensitivity (a Request
+// whose conversation is private widens its Filter), of any age (recency
+// prefers fresh ones; a time expression finds old ones), and episodes dated
+// after today too. Its store segments Japanese with kagome,
 // Chinese and Korean into bigrams, and stems English (tokenize.DefaultAnalyzer).
 func DefaultOptions() Options {
 	o := ReferenceOptions()
@@ -187,6 +233,8 @@ func DefaultOptions() Options {
 	o.BM25.MaxTermShare = DefaultMaxTermShare
 	o.Context.ExcludeRecent = true
 	o.Context.OtherRoles = false
+	o.Context.SessionGap = DefaultSessionGap
+	o.Filter.Kinds = nil // every kind: facts and summaries too
 	o.Filter.MaxSensitivity = episode.SensitivityNormal
 	o.Filter.MaxAgeDays = 0 // a memory is not lost to age: recency prefers fresh episodes
 	o.Filter.UntilToday = false
@@ -208,12 +256,15 @@ func (o Options) Validate() error {
 		{"BM25.K", float64(o.BM25.K)}, {"BM25.MaxChars", float64(o.BM25.MaxChars)}, {"BM25.MaxTerms", float64(o.BM25.MaxTerms)},
 		{"BM25.MaxRows", float64(o.BM25.MaxRows)}, {"BM25.MaxPostings", float64(o.BM25.MaxPostings)},
 		{"BM25.MaxTermShare", o.BM25.MaxTermShare},
-		{"Filter.MaxAgeDays", float64(o.Filter.MaxAgeDays)}, {"Filter.MaxSensitivity", float64(o.Filter.MaxSensitivity)},
 		{"Context.Episodes", float64(o.Context.Episodes)}, {"Context.Messages", float64(o.Context.Messages)},
+		{"Context.SessionGap", float64(o.Context.SessionGap)},
 	} {
 		if v.val < 0 {
 			return fmt.Errorf("option %s is %v, must be >= 0", v.name, v.val)
 		}
+	}
+	if err := o.Filter.Validate(); err != nil {
+		return err
 	}
 	if o.Vector.K == 0 && o.BM25.K == 0 {
 		return errors.New("options Vector.K and BM25.K are both 0: nothing would be searched")
@@ -227,4 +278,49 @@ func (o Options) location() *time.Location {
 		return time.UTC
 	}
 	return o.Location
+}
+
+// Unsearched counts the episodes a filter leaves out of every search
+// whatever their age, each under the first reason that holds.
+type Unsearched struct {
+	Sensitive int // more private than MaxSensitivity
+	States    int // in a state the filter leaves out (archived, in the default preset)
+	Kinds     int // of a kind the filter leaves out
+}
+
+// Total is the number of episodes left out.
+func (u Unsearched) Total() int { return u.Sensitive + u.States + u.Kinds }
+
+// String says what is left out, e.g. "3 (2 private or secret, 1 archived or
+// another state)"; "0" when nothing is.
+func (u Unsearched) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{u.Sensitive, "more private than the filter admits"}, {u.States, "in a state it leaves out"}, {u.Kinds, "of a kind it leaves out"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if parts == nil {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", u.Total(), strings.Join(parts, ", "))
+}
+
+// Unsearched counts what f leaves out of the episodes of classes.
+func (f Filter) Unsearched(classes []episode.Class) Unsearched {
+	var u Unsearched
+	for _, c := range classes {
+		switch {
+		case c.Sensitivity > f.MaxSensitivity:
+			u.Sensitive += c.Episodes
+		case len(f.States) > 0 && !slices.Contains(f.States, c.State):
+			u.States += c.Episodes
+		case len(f.Kinds) > 0 && !slices.Contains(f.Kinds, c.Kind):
+			u.Kinds += c.Episodes
+		}
+	}
+	return u
 }

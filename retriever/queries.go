@@ -3,7 +3,6 @@ package retriever
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,11 +25,18 @@ import (
 func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*retrieval, error) {
 	start := time.Now()
 	tr := &res.Trace
-	if !utf8.ValidString(req.Text) {
-		return nil, errors.New("retriever: message text is not valid UTF-8")
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("retriever: %w", err)
 	}
-	rt := &retrieval{Retriever: r, user: req.User, text: strings.TrimFunc(req.Text, pytext.IsSpace), now: req.Now,
+	req = clipRequest(req, tr)
+	rt := &retrieval{Retriever: r, opts: r.opts, user: req.User, text: strings.TrimFunc(req.Text, pytext.IsSpace), now: req.Now,
 		withCandidates: req.WithCandidates, tr: tr}
+	if req.Filter != nil {
+		rt.opts.Filter = *req.Filter
+	}
+	if req.InjectThreshold != nil {
+		rt.opts.Rank.Inject.Threshold = *req.InjectThreshold
+	}
 	if rt.text == "" {
 		tr.Skipped = "empty message"
 		return nil, nil
@@ -46,7 +52,7 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	if loc == nil {
 		loc = r.opts.location()
 	}
-	rt.filter = r.filter(rt.now, loc)
+	rt.filter = filterAt(rt.opts.Filter, rt.now, loc)
 	if r.opts.TimeAware {
 		if w, ok := timeexpr.Parse(rt.text, rt.now, loc); ok {
 			tr.Window = fmt.Sprintf("%s [%s, %s)", w.Expr, w.From.Format(time.RFC3339), w.To.Format(time.RFC3339))
@@ -66,9 +72,13 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	}
 	rt.recent = req.Recent
 	if rt.recent == nil && r.opts.Context.Episodes > 0 {
-		f := r.opts.Filter
-		eps, err := r.store.Conversation(ctx, req.User, r.opts.Context.Episodes,
-			episode.Filter{Kinds: f.Kinds, States: f.States, MaxSensitivity: f.MaxSensitivity})
+		// Exchanges only: a fact or a summary is no turn of the conversation.
+		f := rt.opts.Filter
+		cf := episode.Filter{Kinds: []episode.Kind{episode.KindEpisode}, States: f.States, MaxSensitivity: f.MaxSensitivity}
+		if gap := r.opts.Context.SessionGap; gap > 0 {
+			cf.Since = rt.now.Add(-gap)
+		}
+		eps, err := r.store.Conversation(ctx, req.User, r.opts.Context.Episodes, cf)
 		if err != nil {
 			return nil, fmt.Errorf("retriever: %w", err)
 		}
@@ -94,6 +104,29 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	return rt, nil
 }
 
+// clipRequest cuts the message and each recent turn to MaxMessageBytes,
+// noting in tr what it cut.
+func clipRequest(req Request, tr *Trace) Request {
+	var cut []string
+	var clipped, cloned bool
+	if req.Text, clipped = clipMessage(req.Text); clipped {
+		cut = append(cut, "message")
+	}
+	for i, m := range req.Recent {
+		if c, ok := clipMessage(m.Content); ok {
+			if !cloned {
+				req.Recent, cloned = slices.Clone(req.Recent), true // the caller's stays whole
+			}
+			req.Recent[i].Content = c
+			cut = append(cut, fmt.Sprintf("recent[%d]", i))
+		}
+	}
+	if cut != nil {
+		tr.Clipped = fmt.Sprintf("%s to %d bytes", strings.Join(cut, ", "), MaxMessageBytes)
+	}
+	return req
+}
+
 // windowOnly answers a message that is only a time reference ("先週何話し
 // たっけ") with the newest episodes inside the window, up to MaxResults.
 func (rt *retrieval) windowOnly(ctx context.Context, expr string, res *Result) error {
@@ -114,10 +147,10 @@ func (rt *retrieval) windowOnly(ctx context.Context, expr string, res *Result) e
 	return nil
 }
 
-// filter is the search filter at time now: the day window of MaxAgeDays
-// and UntilToday in time zone loc (UTC day numbers in the reference).
-func (r *Retriever) filter(now time.Time, loc *time.Location) episode.Filter {
-	o := r.opts.Filter
+// filterAt is the search filter of o at time now: the day window of
+// MaxAgeDays and UntilToday in time zone loc (UTC day numbers in the
+// reference).
+func filterAt(o Filter, now time.Time, loc *time.Location) episode.Filter {
 	f := episode.Filter{Kinds: o.Kinds, States: o.States, MaxSensitivity: o.MaxSensitivity}
 	y, m, d := now.In(loc).Date()
 	if o.MaxAgeDays > 0 {

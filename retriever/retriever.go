@@ -14,7 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
@@ -64,6 +66,64 @@ type Request struct {
 	// WithCandidates asks for Result.Candidates, the whole ranked list, for
 	// ranking metrics and tuning.
 	WithCandidates bool
+	// Filter, when not nil, replaces Options.Filter for this request: which
+	// kinds, states and sensitivity levels are searched, and how old. A
+	// conversation the person marked private widens MaxSensitivity to
+	// episode.SensitivityPrivate; a caller looking only for facts narrows
+	// Kinds.
+	Filter *Filter
+	// InjectThreshold, when not nil, replaces Options.Rank.Inject.Threshold
+	// for this request (0 to 1; with a relevance model only).
+	InjectThreshold *float64
+}
+
+// MaxMessageBytes is how much of a message, and of each recent turn, a
+// retrieval reads: an episode's bound (episode.MaxTextBytes). A longer one
+// (a pasted article) is searched by its head, so that no retrieval embeds
+// and compares megabytes; the trace says so (Trace.Clipped).
+const MaxMessageBytes = episode.MaxTextBytes
+
+// clipMessage returns s cut to at most MaxMessageBytes, at a character
+// boundary, and whether it was cut.
+func clipMessage(s string) (string, bool) {
+	if len(s) <= MaxMessageBytes {
+		return s, false
+	}
+	n := MaxMessageBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// Validate returns an error naming what is wrong with the request: a user
+// that is empty, too long or not valid UTF-8, a message or recent turn that
+// is not valid UTF-8, an invalid Filter or InjectThreshold. Retrieve calls
+// it first.
+func (q Request) Validate() error {
+	switch {
+	case strings.TrimSpace(q.User) == "":
+		return errors.New("user is empty")
+	case !utf8.ValidString(q.User):
+		return errors.New("user is not valid UTF-8")
+	case len(q.User) > episode.MaxUserLen:
+		return fmt.Errorf("user is %d bytes, longer than %d", len(q.User), episode.MaxUserLen)
+	case !utf8.ValidString(q.Text):
+		return errors.New("message text is not valid UTF-8")
+	case q.InjectThreshold != nil && !(*q.InjectThreshold >= 0 && *q.InjectThreshold <= 1):
+		return fmt.Errorf("inject threshold %v: want a probability from 0 to 1", *q.InjectThreshold)
+	}
+	for i, m := range q.Recent {
+		if !utf8.ValidString(m.Content) || !utf8.ValidString(m.Role) {
+			return fmt.Errorf("recent[%d] is not valid UTF-8", i)
+		}
+	}
+	if q.Filter != nil {
+		if err := q.Filter.Validate(); err != nil {
+			return fmt.Errorf("filter: %w", err)
+		}
+	}
+	return nil
 }
 
 // Hit is one ranked episode with its score and the parts it is made of.
@@ -88,7 +148,9 @@ type Hit struct {
 // writes it and never reads it. Durations of the arms are wall-clock times of
 // their concurrent queries.
 type Trace struct {
-	Skipped    string   // why retrieval did not run, if it did not
+	Skipped string // why retrieval did not run, if it did not
+	// Clipped says what was read only up to MaxMessageBytes, if anything.
+	Clipped    string
 	Degraded   string   // why the vector arm did not run (BM25 and the rerank went on), if it did not
 	Window     string   // the time expression read in the message and its window, if any
 	Queries    []string // Q1 and, when there is context, Q2
@@ -161,6 +223,7 @@ type retrieval struct {
 	tr *Trace // written by the stages, never read
 
 	// the request
+	opts           Options   // the Retriever's, with the request's Filter and InjectThreshold
 	user, text     string    // whose memory; the message, trimmed
 	now            time.Time // the request's clock
 	withCandidates bool

@@ -210,22 +210,31 @@ func TestContextFromStore(t *testing.T) {
 		at(ep("aki", "明日は歯医者の予約です", "", 4), func(e *episode.Episode) { e.Source = "notification" }),
 		ep("aki", "\u3000 最近どう？ ", "元気だよ", 3),
 	)
+	noGap := retriever.DefaultOptions()
+	noGap.Context.SessionGap = 0
+	// The default lets only the exchanges of the conversation going on (within
+	// its SessionGap) stand in: minutes after the last one, that one; days
+	// after it, none.
+	lastAt := now.AddDate(0, 0, -3)
 	for _, tt := range []struct {
 		name string
 		o    retriever.Options
-		want string
+		now  time.Time
+		want string // "" for no Q2
 	}{
-		{"reference", retriever.ReferenceOptions(), "User: 秘密の話\nPersona: 内緒ね\n" +
+		{"reference", retriever.ReferenceOptions(), now, "User: 秘密の話\nPersona: 内緒ね\n" +
 			"Persona: （観測メモ）デスクトップを確認 独り言: 作業中みたい\nUser: 最近どう？\nPersona: 元気だよ\n---\n歯医者どうだった"},
-		{"default", retriever.DefaultOptions(), "User: 古い話\nPersona: うん\n" +
+		{"default without a session gap", noGap, now, "User: 古い話\nPersona: うん\n" +
 			"Persona: （観測メモ）デスクトップを確認 独り言: 作業中みたい\nUser: 最近どう？\nPersona: 元気だよ\n---\n歯医者どうだった"},
+		{"default, minutes later", retriever.DefaultOptions(), lastAt.Add(10 * time.Minute), "User: 最近どう？\nPersona: 元気だよ\n---\n歯医者どうだった"},
+		{"default, days later", retriever.DefaultOptions(), now, ""},
 	} {
-		res, err := newRetriever(t, s, tt.o).Retrieve(ctx, retriever.Request{User: "aki", Text: "歯医者どうだった", Now: now})
+		res, err := newRetriever(t, s, tt.o).Retrieve(ctx, retriever.Request{User: "aki", Text: "歯医者どうだった", Now: tt.now})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Trace.Queries) != 2 || res.Trace.Queries[1] != tt.want {
-			t.Errorf("%s: Q2 = %q\nwant %q", tt.name, res.Trace.Queries, tt.want)
+		if tt.want == "" && len(res.Trace.Queries) != 1 || tt.want != "" && (len(res.Trace.Queries) != 2 || res.Trace.Queries[1] != tt.want) {
+			t.Errorf("%s: queries = %q\nwant Q2 %q", tt.name, res.Trace.Queries, tt.want)
 		}
 	}
 }
@@ -465,6 +474,7 @@ func TestExcludeRecent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := retriever.DefaultOptions()
 			o.Context.ExcludeRecent = tt.exclude
+			o.Context.SessionGap = 0 // the seeded exchanges are weeks old
 			r := newRetriever(t, s, o)
 			res, err := r.Retrieve(ctx, retriever.Request{User: "haruka", Text: "ラーメン屋の味噌ラーメン", Recent: tt.recent, Now: now})
 			if err != nil {

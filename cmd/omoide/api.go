@@ -12,18 +12,18 @@ import (
 
 // hitJSON is one retrieved episode with its score parts.
 type hitJSON struct {
-	ID          int64     `json:"id"`
-	ExternalID  string    `json:"external_id,omitempty"`
-	User        string    `json:"user"`
-	UserText    string    `json:"user_text"`
-	ReplyText   string    `json:"reply_text"`
-	OccurredAt  time.Time `json:"occurred_at"`
-	Source      string    `json:"source"`
-	Kind        int       `json:"kind"`
-	State       int       `json:"state"`
-	Sensitivity int       `json:"sensitivity"`
-	Relevance   string    `json:"relevance,omitempty"` // high or medium; unset for candidates
-	Reason      string    `json:"reason,omitempty"`
+	ID          int64               `json:"id"`
+	ExternalID  string              `json:"external_id,omitempty"`
+	User        string              `json:"user"`
+	UserText    string              `json:"user_text"`
+	ReplyText   string              `json:"reply_text"`
+	OccurredAt  time.Time           `json:"occurred_at"`
+	Source      string              `json:"source"`
+	Kind        episode.Kind        `json:"kind"`
+	State       episode.State       `json:"state"`
+	Sensitivity episode.Sensitivity `json:"sensitivity"`
+	Relevance   string              `json:"relevance,omitempty"` // high or medium; unset for candidates
+	Reason      string              `json:"reason,omitempty"`
 	// Probability is the relevance model's P(relevant), when it decides.
 	Probability float64 `json:"probability,omitempty"`
 	Score       float64 `json:"score"` // the final rerank score
@@ -88,7 +88,7 @@ type packJSON struct {
 func toHitJSON(h retriever.Hit) hitJSON {
 	e := h.Episode
 	out := hitJSON{ID: e.ID, ExternalID: e.ExternalID, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText,
-		OccurredAt: e.OccurredAt, Source: e.Source, Kind: int(e.Kind), State: int(e.State), Sensitivity: int(e.Sensitivity),
+		OccurredAt: e.OccurredAt, Source: e.Source, Kind: e.Kind, State: e.State, Sensitivity: e.Sensitivity,
 		Reason: h.Reason, Probability: h.Probability, Score: h.Score, RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage,
 		Proximity: h.Proximity, Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow}
 	if h.Relevance != 0 {

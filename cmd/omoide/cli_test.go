@@ -463,7 +463,7 @@ func TestExportForgetIngest(t *testing.T) {
 	if again != string(exported) {
 		t.Errorf("export after the round trip differs:\n%s\nwant:\n%s", again, exported)
 	}
-	for _, want := range []string{`"kind":2`, `"state":1`, `"sensitivity":1`, `"source":"notification"`, `"occurred_at":"2024-03-03T09:00:00Z"`, `"id":"haruka:s1"`} {
+	for _, want := range []string{`"kind":"fact"`, `"state":"validated"`, `"sensitivity":"private"`, `"source":"notification"`, `"occurred_at":"2024-03-03T09:00:00Z"`, `"id":"haruka:s1"`} {
 		if !strings.Contains(again, want) {
 			t.Errorf("the round trip lost %s:\n%s", want, again)
 		}

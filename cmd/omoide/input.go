@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/omoide/omoide/episode"
@@ -19,16 +16,16 @@ import (
 // it: the dataset format (id, user, user_text, reply_text, occurred_at,
 // source) plus the optional external_id, kind, state and sensitivity.
 type episodeInput struct {
-	ID          string           `json:"id"`
-	ExternalID  string           `json:"external_id"`
-	User        string           `json:"user"`
-	UserText    string           `json:"user_text"`
-	ReplyText   string           `json:"reply_text"`
-	OccurredAt  *time.Time       `json:"occurred_at"`
-	Source      string           `json:"source"`
-	Kind        kindField        `json:"kind"`
-	State       stateField       `json:"state"`
-	Sensitivity sensitivityField `json:"sensitivity"`
+	ID          string              `json:"id"`
+	ExternalID  string              `json:"external_id"`
+	User        string              `json:"user"`
+	UserText    string              `json:"user_text"`
+	ReplyText   string              `json:"reply_text"`
+	OccurredAt  *time.Time          `json:"occurred_at"`
+	Source      string              `json:"source"`
+	Kind        episode.Kind        `json:"kind"`
+	State       episode.State       `json:"state"`
+	Sensitivity episode.Sensitivity `json:"sensitivity"`
 }
 
 // episode validates in and converts it. now stands in for a missing
@@ -43,7 +40,7 @@ func (in episodeInput) episode(now time.Time) (episode.Episode, error) {
 		ext = in.ID
 	}
 	e := episode.Episode{User: in.User, ExternalID: ext, UserText: in.UserText, ReplyText: in.ReplyText, Source: in.Source,
-		Kind: episode.Kind(in.Kind), State: episode.State(in.State), Sensitivity: episode.Sensitivity(in.Sensitivity)}
+		Kind: in.Kind, State: in.State, Sensitivity: in.Sensitivity}
 	switch {
 	case in.OccurredAt != nil:
 		e.OccurredAt = *in.OccurredAt
@@ -59,67 +56,6 @@ func (in episodeInput) episode(now time.Time) (episode.Episode, error) {
 // checkEpisode validates e as the store will, without changing it.
 func checkEpisode(e episode.Episode) error {
 	return e.Normalize() // e is a copy: the defaults it fills stay here
-}
-
-// kindField, stateField and sensitivityField accept a number or a name.
-type (
-	kindField        episode.Kind
-	stateField       episode.State
-	sensitivityField episode.Sensitivity
-)
-
-var (
-	kindNames = map[string]int{"episode": int(episode.KindEpisode), "fact": int(episode.KindFact),
-		"summary": int(episode.KindSummary), "loop": int(episode.KindLoop)}
-	stateNames = map[string]int{"raw": int(episode.StateRaw), "validated": int(episode.StateValidated),
-		"consolidated": int(episode.StateConsolidated), "archived": int(episode.StateArchived)}
-	sensitivityNames = map[string]int{"normal": int(episode.SensitivityNormal), "private": int(episode.SensitivityPrivate),
-		"secret": int(episode.SensitivitySecret)}
-)
-
-func (k *kindField) UnmarshalJSON(b []byte) error {
-	v, err := parseEnum(b, "kind", kindNames)
-	*k = kindField(v)
-	return err
-}
-
-func (s *stateField) UnmarshalJSON(b []byte) error {
-	v, err := parseEnum(b, "state", stateNames)
-	*s = stateField(v)
-	return err
-}
-
-func (s *sensitivityField) UnmarshalJSON(b []byte) error {
-	v, err := parseEnum(b, "sensitivity", sensitivityNames)
-	*s = sensitivityField(v)
-	return err
-}
-
-// parseEnum decodes a JSON integer or one of names.
-func parseEnum(b []byte, what string, names map[string]int) (int, error) {
-	if string(b) == "null" {
-		return 0, nil
-	}
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return 0, err
-		}
-		if v, ok := names[strings.ToLower(strings.TrimSpace(s))]; ok {
-			return v, nil
-		}
-		valid := make([]string, 0, len(names))
-		for n, v := range names {
-			valid = append(valid, n+"="+strconv.Itoa(v))
-		}
-		slices.Sort(valid)
-		return 0, fmt.Errorf("%s %q: want a number or one of %s", what, s, strings.Join(valid, ", "))
-	}
-	var n int
-	if err := json.Unmarshal(b, &n); err != nil {
-		return 0, fmt.Errorf("%s %s: want an integer or a name", what, b)
-	}
-	return n, nil
 }
 
 // messageInput is one recent turn: {"role": "user"|"assistant", "content": "..."}.
