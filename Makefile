@@ -70,7 +70,8 @@ FUZZ_TARGETS := \
 	./cmd/omoide:FuzzDecodeEpisodes \
 	./cmd/omoide:FuzzDecodeRetrieve \
 	./cmd/omoide:FuzzDecodePack \
-	./cmd/omoide:FuzzServeRetrieve
+	./cmd/omoide:FuzzServeRetrieve \
+	./cmd/omoide:FuzzPeopleApart
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; dir=$$pkg/testdata/fuzz/$$fn; \

@@ -150,12 +150,12 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity, ReadOnly: cfg.ReadOnly,
 		CheckpointWait: cfg.CheckpointWait})
 	if err != nil {
-		return nil, fmt.Errorf("omoide: %w", err)
+		return nil, err // "episode store: …" says where
 	}
 	r, err := retriever.New(store, opts)
 	if err != nil {
 		store.Close()
-		return nil, fmt.Errorf("omoide: %w", err)
+		return nil, err
 	}
 	return &Memory{Store: store, Retriever: r, Pack: cfg.Pack}, nil
 }

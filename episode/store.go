@@ -166,6 +166,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		busy = DefaultBusyTimeout
 	}
 	if err := openable(path, opts.ReadOnly); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path { // it names the path already
+			return nil, fmt.Errorf("episode store: %w", err)
+		}
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
 	db, err := openDB(ctx, path, busy, opts.ReadOnly)

@@ -283,9 +283,9 @@ func (o Options) location() *time.Location {
 // Unsearched counts the episodes a filter leaves out of every search
 // whatever their age, each under the first reason that holds.
 type Unsearched struct {
-	Sensitive int // more private than MaxSensitivity
-	States    int // in a state the filter leaves out (archived, in the default preset)
-	Kinds     int // of a kind the filter leaves out
+	Sensitive int `json:"sensitive"` // more private than MaxSensitivity
+	States    int `json:"states"`    // in a state the filter leaves out (archived, in the default preset)
+	Kinds     int `json:"kinds"`     // of a kind the filter leaves out
 }
 
 // Total is the number of episodes left out.

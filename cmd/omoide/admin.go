@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/tokenize"
@@ -206,7 +207,9 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print the statistics as JSON")
 	setUsage(fs, "omoide stats [-json]", `Stats describes the store: its schema version, embedder, analyzer and row counts. The episodes,
 the text index and the vector index hold one row per episode each; "inconsistent" says they
-do not.
+do not. "unsearched" counts the episodes the preset's filter leaves out of every search (the
+default: private and secret episodes, archived ones), which a request's filter can admit
+(retrieve -max-sensitivity private, -states; over HTTP "filter").
 
 `)
 	if err := parse(fs, args); err != nil {
@@ -225,6 +228,13 @@ do not.
 		return err
 	}
 	js := toStatsJSON(sc.db, st)
+	classes, err := store.Classes(ctx, "")
+	if err != nil {
+		return err
+	}
+	p, _ := omoide.LookupPreset(sc.preset) // validated
+	u := p.Retriever.Filter.Unsearched(classes)
+	js.Unsearched = &u
 	if *asJSON {
 		return writeJSON(stdout, js)
 	}
@@ -243,6 +253,7 @@ do not.
 	fmt.Fprintf(stdout, "rows           %s\n", state)
 	fmt.Fprintf(stdout, "file size      %s (%d bytes, with the WAL)\n", humanBytes(js.FileBytes), js.FileBytes)
 	fmt.Fprintf(stdout, "free           %s (%d bytes: pages removals freed, reused before the file grows)\n", humanBytes(js.FreeBytes), js.FreeBytes)
+	fmt.Fprintf(stdout, "unsearched     %s: episodes the %s preset does not search unless a request's filter admits them\n", u, sc.preset)
 	return nil
 }
 

@@ -41,6 +41,7 @@ type hitJSON struct {
 // traceJSON is retriever.Trace.
 type traceJSON struct {
 	Skipped  string `json:"skipped,omitempty"`
+	Clipped  string `json:"clipped,omitempty"`  // what was read only up to retriever.MaxMessageBytes
 	Degraded string `json:"degraded,omitempty"` // why the vector arm did not run
 	Window   string `json:"window,omitempty"`   // the message's time expression and its window
 	Declined string `json:"declined,omitempty"` // why the gate or the relevance model injected nothing
@@ -119,7 +120,7 @@ func toTraceJSON(t retriever.Trace) traceJSON {
 		}
 		return s
 	}
-	return traceJSON{Skipped: t.Skipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, Probability: t.Probability, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
+	return traceJSON{Skipped: t.Skipped, Clipped: t.Clipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, Probability: t.Probability, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
 		KNNHits: nonNilInts(t.KNNHits), BM25Hits: nonNilInts(t.BM25Hits),
 		Candidates: t.Candidates, Fetched: t.Fetched, Echoes: t.Echoes, Neighbors: t.Neighbors, NeighborsAdd: t.NeighborsAdded, Gated: t.Gated, Picked: t.Picked,
 		EmbedUS: us(t.Embed), KNNUS: us(t.KNN), BM25US: us(t.BM25), FuseUS: us(t.Fuse), FetchUS: us(t.Fetch),
@@ -149,6 +150,9 @@ type statsJSON struct {
 	Consistent    bool   `json:"consistent"` // the three row counts agree
 	FileBytes     int64  `json:"file_bytes"`
 	FreeBytes     int64  `json:"free_bytes"` // on the file's free list, reused before it grows
+	// Unsearched counts the episodes the preset's filter leaves out (omoide
+	// stats; not /healthz, which stays cheap).
+	Unsearched *retriever.Unsearched `json:"unsearched,omitempty"`
 }
 
 func toStatsJSON(path string, st episode.Stats) statsJSON {

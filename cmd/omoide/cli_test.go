@@ -132,6 +132,8 @@ func TestIngestBadLines(t *testing.T) {
 		`{"user": "haruka", "user_text": "no id", "occurred_at": "2025-06-01T00:00:00Z"}`,
 		`{"id": "x:3", "user": "haruka", "user_text": "no time"}`,
 		`{"id": "x:4", "user": "haruka", "user_text": "bad state", "occurred_at": "2025-06-01T00:00:00Z", "state": "lost"}`,
+		`{"id": "x:5", "user": "haruka", "user_text": "` + strings.Repeat("長", 6000) + `", "occurred_at": "2025-06-01T00:00:00Z"}`,
+		`{"id": "x:6", "user": "haruka", "user_text": "` + strings.Repeat("巨大", 2<<20) + `", "occurred_at": "2025-06-01T00:00:00Z"}`,
 		lines[3],
 	}
 	path := writeFile(t, dir, "bad.jsonl", strings.Join(bad, "\n")+"\n")
@@ -153,14 +155,16 @@ func TestIngestBadLines(t *testing.T) {
 	t.Run("-skip-bad counts and goes on", func(t *testing.T) {
 		db := filepath.Join(dir, "skip.db")
 		code, out, errOut := runCLI(t, "ingest", "-db", db, "-skip-bad", path)
-		if code != 0 {
-			t.Fatalf("exit %d; stderr %q", code, errOut)
+		if code != 1 || !strings.Contains(errOut, "8 bad lines skipped (-skip-bad); the others are stored") {
+			t.Fatalf("exit %d, want 1 saying how many lines were skipped; stderr %q", code, errOut)
 		}
-		if !strings.Contains(out, "3 episodes read, 3 added, 0 already present, 6 failed lines") {
+		if !strings.Contains(out, "3 episodes read, 3 added, 0 already present, 8 failed lines") {
 			t.Errorf("stdout %q", out)
 		}
 		for _, want := range []string{"bad.jsonl:2:", "bad.jsonl:4: user is empty", "bad.jsonl:5:", "bad.jsonl:6: id is missing",
-			"bad.jsonl:7: occurred_at is not set", `bad.jsonl:8: state "lost"`} {
+			"bad.jsonl:7: occurred_at is not set", `bad.jsonl:8: state "lost"`,
+			"bad.jsonl:9: episode too long: user text and reply text are 18000 bytes together, more than the 16384",
+			"bad.jsonl:10: line is 12582999 bytes, longer than 196608"} {
 			if !strings.Contains(errOut, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, errOut)
 			}

@@ -45,7 +45,14 @@ type storeConfig struct {
 	// -relevance-model ("": the preset's).
 	threshold float64
 	model     string
-	readOnly  bool // -readonly
+	// kinds, states and maxSens are -kinds, -states and -max-sensitivity,
+	// the retriever's filter ("": the preset's), parsed by validate into
+	// filterKinds, filterStates and filterSens.
+	kinds, states, maxSens string
+	filterKinds            []episode.Kind
+	filterStates           []episode.State
+	filterSens             episode.Sensitivity
+	readOnly               bool // -readonly
 	// checkpointWait is serve's -checkpoint-wait (omoide.Config.CheckpointWait).
 	checkpointWait time.Duration
 }
@@ -67,6 +74,12 @@ func (c *storeConfig) addRetrieveFlags(fs *flag.FlagSet) {
 		"search only the episodes of the last `N` days (0: any age; default: the preset's: any for default, 365 for reference)")
 	fs.Float64Var(&c.threshold, "inject-threshold", -1,
 		fmt.Sprintf("inject when the relevance model's probability that one of the first candidates is relevant reaches `P`: higher, fewer and surer episodes (default preset: %.2f; docs/quality.md)", rerank.DefaultInjectThreshold))
+	fs.StringVar(&c.kinds, "kinds", "",
+		"search only these `kinds`, comma-separated: episode, fact, summary, loop (default: the preset's: every kind for default, episode for reference)")
+	fs.StringVar(&c.states, "states", "",
+		"search only these `states`, comma-separated: raw, validated, consolidated, archived (default: all but archived)")
+	fs.StringVar(&c.maxSens, "max-sensitivity", "",
+		"search episodes up to this `level`: normal, private or secret (default: the preset's: normal for default, secret for reference)")
 	fs.StringVar(&c.model, "relevance-model", "",
 		"decide with the relevance model in this JSON `file` (made by \"bench train -o\" on your own labelled data) instead of the built-in one")
 }
@@ -84,6 +97,18 @@ func (c *storeConfig) validate() error {
 	}
 	if c.threshold != -1 && (c.threshold < 0 || c.threshold > 1) {
 		return fmt.Errorf("%w: -inject-threshold %v: want a probability from 0 to 1", errUsage, c.threshold)
+	}
+	var err error
+	if c.filterKinds, err = parseList(c.kinds, episode.ParseKind); err != nil {
+		return fmt.Errorf("%w: -kinds: %v", errUsage, err)
+	}
+	if c.filterStates, err = parseList(c.states, episode.ParseState); err != nil {
+		return fmt.Errorf("%w: -states: %v", errUsage, err)
+	}
+	if c.maxSens != "" {
+		if c.filterSens, err = episode.ParseSensitivity(c.maxSens); err != nil {
+			return fmt.Errorf("%w: -max-sensitivity: %v", errUsage, err)
+		}
 	}
 	return c.emb.Validate()
 }
@@ -108,13 +133,22 @@ func (c *storeConfig) pack() memorypack.Options {
 // retrieverOptions returns the preset's retriever options with the retrieve
 // flags applied, or nil when none is set.
 func (c *storeConfig) retrieverOptions() (*retriever.Options, error) {
-	if c.maxAgeDays < 0 && c.threshold < 0 && c.model == "" {
+	if c.maxAgeDays < 0 && c.threshold < 0 && c.model == "" && c.kinds == "" && c.states == "" && c.maxSens == "" {
 		return nil, nil
 	}
 	p, _ := omoide.LookupPreset(c.preset) // validated
 	o := p.Retriever
 	if c.maxAgeDays >= 0 {
 		o.Filter.MaxAgeDays = c.maxAgeDays
+	}
+	if c.kinds != "" {
+		o.Filter.Kinds = c.filterKinds
+	}
+	if c.states != "" {
+		o.Filter.States = c.filterStates
+	}
+	if c.maxSens != "" {
+		o.Filter.MaxSensitivity = c.filterSens
 	}
 	in := &o.Rank.Inject
 	if c.model != "" {
@@ -138,6 +172,22 @@ func (c *storeConfig) retrieverOptions() (*retriever.Options, error) {
 		in.Threshold = c.threshold
 	}
 	return &o, nil
+}
+
+// parseList reads a comma-separated list of names with parse.
+func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []T
+	for _, f := range strings.Split(s, ",") {
+		v, err := parse(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // openMemory opens the memory the flags describe; the store is created when

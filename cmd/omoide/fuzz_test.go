@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/retriever"
 )
 
 // The fuzz targets of the HTTP API's request decoding: every body either
@@ -155,7 +156,7 @@ func FuzzDecodeRetrieve(f *testing.F) {
 		if !readBody(t, body, &q) {
 			return
 		}
-		req, err := q.request()
+		req, err := q.request(retriever.DefaultOptions().Filter, episode.SensitivityPrivate)
 		if err != nil {
 			checkClientError(t, err, body)
 			return
@@ -192,7 +193,7 @@ func FuzzDecodePack(f *testing.F) {
 		if !readBody(t, body, &q) {
 			return
 		}
-		req, err := q.request()
+		req, err := q.request(retriever.DefaultOptions().Filter, episode.SensitivityPrivate)
 		if err != nil {
 			checkClientError(t, err, body)
 			return

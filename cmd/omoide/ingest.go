@@ -39,7 +39,11 @@ JSON Lines: one episode a line, as in the evaluation suites:
 
 id (the external id) is required; source, kind (episode|fact|summary|loop or a number), state
 (raw|validated|consolidated|archived) and sensitivity (normal|private|secret) are optional;
-unknown fields are an error.
+unknown fields are an error. Every kind is searched by default; private and secret episodes and
+archived ones are not, unless a request's filter admits them (the summary counts them). The
+text must be UTF-8 (other encodings are refused, not converted), and an episode's user_text and
+reply_text hold at most 16384 bytes together. With -skip-bad, bad lines are reported and skipped,
+the others stored, and the exit status is 1 if any was skipped.
 
 `
 
@@ -133,6 +137,12 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "%d episodes read, %d added%s, %d already present, %d failed lines, %s, %s episodes/s\n",
 		in.read, in.added, replaced, in.present, in.failed, elapsed.Round(time.Millisecond), rate(in.read, elapsed))
+	if in.unsearched > 0 {
+		fmt.Fprintf(stdout, "%d of the episodes read are not searched by default (private, secret or archived); a request's filter admits them (retrieve -max-sensitivity, -states; omoide stats)\n", in.unsearched)
+	}
+	if runErr == nil && in.failed > 0 {
+		runErr = fmt.Errorf("%d bad lines skipped (-skip-bad); the others are stored", in.failed)
+	}
 	return runErr
 }
 
@@ -238,6 +248,7 @@ type ingester struct {
 	lastWhere string
 
 	read, added, replaced, present, failed int
+	unsearched                             int // episodes read that the default filter leaves out
 }
 
 // maxReported is how many skipped lines -skip-bad reports one by one.
@@ -285,14 +296,35 @@ func (in *ingester) file(ctx context.Context, name, format string, topts transcr
 	return err
 }
 
+// maxLineBytes bounds a JSON Lines line: an episode holds at most
+// episode.MaxTextBytes of text, which escaping (\uXXXX) can make six times
+// as long, with room for the other fields. A longer line is a bad line,
+// read past without being held.
+const maxLineBytes = 8*episode.MaxTextBytes + 64<<10
+
 // readJSONL reads one episode a non-blank line.
 func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.Episode) error, bad func(line int, err error) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
 	n := 0
-	for sc.Scan() {
+	for {
+		var long int64
+		var err error
+		line, long, err = readLine(br, line[:0], maxLineBytes)
+		if err == io.EOF && len(line) == 0 && long == 0 {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("line %d: %w", n+1, err)
+		}
 		n++
-		b := bytes.TrimSpace(sc.Bytes())
+		if long > 0 {
+			if err := bad(n, fmt.Errorf("line is %d bytes, longer than %d (an episode holds at most %d bytes of text: split it)", long, maxLineBytes, episode.MaxTextBytes)); err != nil {
+				return err
+			}
+			continue
+		}
+		b := bytes.TrimSpace(line)
 		if len(b) == 0 {
 			continue
 		}
@@ -300,7 +332,7 @@ func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.E
 			return err
 		}
 		var in episodeInput
-		err := decodeStrictBytes(b, &in)
+		err = decodeStrictBytes(b, &in)
 		var e episode.Episode
 		if err == nil {
 			if in.ID == "" && in.ExternalID == "" {
@@ -319,10 +351,31 @@ func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.E
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("line %d: %w", n+1, err)
+}
+
+// readLine appends the next line of br (without its newline) to buf; a
+// line longer than max is read past, not held, and its length returned as
+// long. It returns io.EOF with the last line when the input ends.
+func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, long int64, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case long > 0:
+			long += int64(len(chunk))
+		case len(buf)+len(chunk) > max:
+			long = int64(len(buf) + len(chunk))
+			buf = buf[:0]
+		default:
+			buf = append(buf, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if long > 0 && len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			long--
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), long, err
 	}
-	return nil
 }
 
 // add queues e and stores the batch when it is full.
@@ -332,6 +385,7 @@ func (in *ingester) add(ctx context.Context, where string, e episode.Episode) er
 	}
 	in.lastWhere = where
 	in.pending = append(in.pending, e)
+	in.unsearched += unsearched(in.mem.Retriever.Options().Filter, []episode.Episode{e})
 	in.read++
 	if len(in.pending) >= in.batch {
 		return in.flush(ctx)

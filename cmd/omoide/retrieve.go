@@ -24,7 +24,12 @@ as JSON.
 The context is the conversation just before the message, oldest first: -context FILE (a JSON
 array [{"role": "user"|"assistant", "content": "..."}], "-" for standard input) or repeated
 -recent flags. With neither, the user's last stored episodes serve as the context, as in the
-reference design; -no-context searches with the message alone.
+reference design, within the last 30 minutes (an exchange stored earlier is a memory to find, not
+the conversation); -no-context searches with the message alone.
+
+Searched by default: every kind (exchanges, stated facts, summaries), every state but archived,
+normal sensitivity. -max-sensitivity private admits private episodes (a private conversation);
+-kinds and -states narrow or widen the rest; "omoide stats" counts what the default leaves out.
 
 `
 
@@ -184,6 +189,9 @@ func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *
 		fmt.Fprintf(w, " (skipped: %s)", t.Skipped)
 	}
 	fmt.Fprintln(w)
+	if t.Clipped != "" {
+		fmt.Fprintf(w, "clipped: %s (searched by its head)\n", t.Clipped)
+	}
 	if t.Degraded != "" {
 		fmt.Fprintf(w, "degraded: %s\n", t.Degraded)
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
@@ -31,19 +32,31 @@ const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
 
   POST   /v1/episodes    store episodes: a JSON array, or {"episodes": [...]}, of
                          {"user", "user_text", "reply_text", "occurred_at" (RFC 3339; default now),
-                          "id" or "external_id" (optional; re-adding the same one is a no-op),
-                          "source", "kind", "state", "sensitivity" (optional)}
-                         -> {"ids": [store ids, in order]}
+                          "id" or "external_id" (optional; re-adding the same one is a no-op; without
+                          one, the same content again within 10 minutes is a retry, stored once),
+                          "source", "kind" (episode|fact|summary|loop), "state" (raw|validated|
+                          consolidated|archived), "sensitivity" (normal|private|secret) (optional)}
+                         user_text and reply_text together hold at most 16384 bytes (400 beyond)
+                         -> {"ids": [store ids, in order], "unsearched": n (of them, how many the
+                             default filter does not search: private, secret or archived)}
   POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant", "content"}],
                           "now" (RFC 3339; default now), "tz" (the person's time zone, e.g.
                           "Asia/Tokyo": the days of "昨日" and of the evidence dates; default -tz),
-                          "with_candidates" (bool)}
+                          "with_candidates" (bool), "inject_threshold" (0 to 1; default
+                          -inject-threshold), "filter": {"kinds": [...], "states": [...],
+                          "max_sensitivity", "max_age_days"} (each field given replaces the
+                          server's; max_sensitivity up to -max-request-sensitivity)}
                          -> {"hits": [{"id", "external_id", "user", "user_text", "reply_text",
                              "occurred_at", "relevance", "reason", "score", "rrf", "rrf_norm",
                              "lex", "rec", ...}], "trace": {"queries", "candidates", "picked",
                              "embed_us", "knn_us", "bm25_us", ..., "total_us"}}
-                         "recent" left out (or null) means: the user's last stored episodes are
-                         the context; [] means no context.
+                         "recent" left out (or null) means: the user's exchanges of the last 30
+                         minutes are the context; [] means no context. A message or turn over
+                         16384 bytes is searched by its head (trace "clipped").
+                         Searched by default: every kind, every state but archived, normal
+                         sensitivity (a private conversation: "filter": {"max_sensitivity":
+                         "private"}). POST /v1/episodes answers "unsearched": how many of its
+                         episodes that leaves out; omoide stats counts the store's.
   POST   /v1/pack        the same body, plus optional "strategy" and "reasons" (true: the score parts)
                          -> {"section": "[EPISODE_EVIDENCE]...", "inject": bool, "hits", "trace"}
                          ("section" is "" and "inject" false when nothing is worth injecting)
@@ -67,8 +80,9 @@ X-Omoide-User names the person of a request whose path does not (POST /v1/episod
 refused (400) when its body names another, and DELETE /v1/episodes/{id} finds only that person's
 episode (404). With a token
 (-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
-(else 401). Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413 body
-over -max-body; 500 store or embedder failure; 503 request over -timeout.
+(else 401). Bodies, paths and the header are UTF-8: anything else (Shift_JIS, a lone surrogate
+escape) is a 400, never replaced. Status codes: 400 bad JSON, unknown field or invalid input; 404;
+405; 413 body over -max-body; 500 store or embedder failure; 503 request over -timeout.
 
 SIGINT or SIGTERM stops accepting connections, waits up to -shutdown-timeout for the requests in
 flight (an accepted write is stored before the process exits), then closes the store.
@@ -104,6 +118,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	tz := fs.String("tz", "Local", "the people's default time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and /v1/pack dates")
 	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
 	checkpointWait := fs.Duration("checkpoint-wait", episode.DefaultCheckpointWait, "how long a removal's checkpoint waits for readers of the log; 0: no wait (beside Litestream, which always holds one: docs/scale-out.md)")
+	maxReqSens := fs.String("max-request-sensitivity", "private", "the most private `level` a request's \"filter\" may search: normal, private or secret")
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, path, status, duration) to stderr; it never
@@ -131,6 +146,10 @@ logs message text, the token or the API key.
 	if popts.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
 		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
 	}
+	reqSens, err := episode.ParseSensitivity(*maxReqSens)
+	if err != nil {
+		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
+	}
 	tok := *token
 	if tok == "" {
 		tok = os.Getenv(envToken)
@@ -153,7 +172,8 @@ logs message text, the token or the API key.
 		mem.Close()
 		return err
 	}
-	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger, Node: *node})
+	h := newServer(mem, serverConfig{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger, Node: *node,
+		MaxRequestSensitivity: reqSens})
 	// Requests run under their own base context: the signal that stops the
 	// server must not cancel the writes in flight.
 	base, cancelBase := context.WithCancel(context.Background())
@@ -224,6 +244,9 @@ type serverConfig struct {
 	RequestTimeout time.Duration // per request; 0 = 30 s
 	Logger         *slog.Logger  // nil = no logging
 	Node           string        // this node's name, in /healthz
+	// MaxRequestSensitivity is the most private level a request's filter
+	// may admit; its zero admits normal episodes only.
+	MaxRequestSensitivity episode.Sensitivity
 }
 
 // server is the HTTP JSON API over a Memory.
@@ -396,6 +419,10 @@ var errWritten = errors.New("response written")
 // endpoint adapts a handler that returns its response value or an error.
 func (s *server) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkRouteText(r); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		v, err := h(w, r)
 		if errors.Is(err, errWritten) {
 			return
@@ -406,6 +433,20 @@ func (s *server) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, e
 		}
 		writeJSONStatus(w, http.StatusOK, v)
 	})
+}
+
+// checkRouteText refuses a path segment or UserHeader that is not valid
+// UTF-8: replaced, two people's names would become one.
+func checkRouteText(r *http.Request) error {
+	for _, v := range []struct{ what, val string }{
+		{"the path's user", r.PathValue("user")}, {"the path's external id", r.PathValue("external_id")},
+		{"the " + UserHeader + " header", r.Header.Get(UserHeader)},
+	} {
+		if !utf8.ValidString(v.val) {
+			return badRequest("%s is not valid UTF-8 (percent-encode the UTF-8 bytes of the name)", v.what)
+		}
+	}
+	return nil
 }
 
 // fail writes err with its status.
@@ -529,7 +570,7 @@ func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store fun
 		return nil, err
 	}
 	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
-	return map[string]any{"ids": ids}, nil
+	return map[string]any{"ids": ids, "unsearched": unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
 }
 
 // decodeEpisodes decodes and validates the body of POST /v1/episodes (one
@@ -593,6 +634,47 @@ type retrieveRequest struct {
 	Now            *time.Time     `json:"now"`
 	TZ             string         `json:"tz"`
 	WithCandidates bool           `json:"with_candidates"`
+	// Filter and InjectThreshold are the request's own (retriever.Request),
+	// within the server's bounds.
+	Filter          *filterInput `json:"filter"`
+	InjectThreshold *float64     `json:"inject_threshold"`
+}
+
+// filterInput is a request's "filter": each field given replaces the
+// server's default (retriever.Options.Filter); "kinds": [] or "states": []
+// admit every one.
+type filterInput struct {
+	Kinds          []episode.Kind       `json:"kinds"`
+	States         []episode.State      `json:"states"`
+	MaxSensitivity *episode.Sensitivity `json:"max_sensitivity"`
+	MaxAgeDays     *int                 `json:"max_age_days"`
+}
+
+// filter returns base with f's fields, refusing a sensitivity above max.
+func (f *filterInput) filter(base retriever.Filter, max episode.Sensitivity) (*retriever.Filter, error) {
+	if f == nil {
+		return nil, nil
+	}
+	out := base
+	if f.Kinds != nil {
+		out.Kinds = f.Kinds
+	}
+	if f.States != nil {
+		out.States = f.States
+	}
+	if f.MaxSensitivity != nil {
+		if *f.MaxSensitivity > max {
+			return nil, badRequest("filter: max_sensitivity %q is above what this server admits, %q (serve -max-request-sensitivity)", *f.MaxSensitivity, max)
+		}
+		out.MaxSensitivity = *f.MaxSensitivity
+	}
+	if f.MaxAgeDays != nil {
+		out.MaxAgeDays = *f.MaxAgeDays
+	}
+	if err := out.Validate(); err != nil {
+		return nil, badRequest("filter: %v", err)
+	}
+	return &out, nil
 }
 
 // packRequest is the body of /v1/pack.
@@ -644,7 +726,9 @@ func (q *retrieveRequest) routed(r *http.Request) error {
 	return err
 }
 
-func (q retrieveRequest) request() (retriever.Request, error) {
+// request returns the retrieval q asks for; base is the server's filter,
+// maxSens the most private level a request may admit.
+func (q retrieveRequest) request(base retriever.Filter, maxSens episode.Sensitivity) (retriever.Request, error) {
 	if strings.TrimSpace(q.User) == "" {
 		return retriever.Request{}, badRequest("user is missing")
 	}
@@ -652,7 +736,13 @@ func (q retrieveRequest) request() (retriever.Request, error) {
 	if err != nil {
 		return retriever.Request{}, badRequest("%v", err)
 	}
-	req := retriever.Request{User: q.User, Text: q.Text, Recent: recent, WithCandidates: q.WithCandidates}
+	req := retriever.Request{User: q.User, Text: q.Text, Recent: recent, WithCandidates: q.WithCandidates, InjectThreshold: q.InjectThreshold}
+	if req.Filter, err = q.Filter.filter(base, maxSens); err != nil {
+		return retriever.Request{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return retriever.Request{}, badRequest("%v", err)
+	}
 	if q.Now != nil {
 		req.Now = *q.Now
 	}
@@ -690,7 +780,7 @@ func (s *server) retrieve(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := q.routed(r); err != nil {
 		return nil, err
 	}
-	req, err := q.request()
+	req, err := q.request(s.mem.Retriever.Options().Filter, s.cfg.MaxRequestSensitivity)
 	if err != nil {
 		return nil, err
 	}
@@ -709,7 +799,7 @@ func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := q.routed(r); err != nil {
 		return nil, err
 	}
-	req, err := q.request()
+	req, err := q.request(s.mem.Retriever.Options().Filter, s.cfg.MaxRequestSensitivity)
 	if err != nil {
 		return nil, err
 	}
