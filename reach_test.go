@@ -10,6 +10,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
 )
 
 // offPathMemory holds one person's exchanges, a stated fact, a summary, a
@@ -160,5 +161,29 @@ func TestLongMessageIsClipped(t *testing.T) {
 	}
 	if !strings.Contains(res.Trace.Clipped, "message to 16384 bytes") {
 		t.Fatalf("Trace.Clipped = %q", res.Trace.Clipped)
+	}
+}
+
+// TestLanguageHint: a Japanese person's Han-only message read as Japanese
+// words, not as Chinese bigrams that hold 京都 (Kyoto).
+func TestLanguageHint(t *testing.T) {
+	ctx := context.Background()
+	mem, now := offPathMemory(t)
+	for _, tt := range []struct {
+		lang   tokenize.Language
+		kyoto  bool
+		tochou bool
+	}{{tokenize.Other, true, true}, {tokenize.Chinese, true, true}, {tokenize.Japanese, false, true}} {
+		res, err := mem.Retrieve(ctx, retriever.Request{User: "haruka", Text: "東京都庁", Recent: []retriever.Message{}, Now: now, Lang: tt.lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := strings.Join(res.Trace.BM25Match, " ")
+		if strings.Contains(m, `"京都"`) != tt.kyoto || strings.Contains(m, `"都庁"`) != tt.tochou {
+			t.Errorf("lang %q: BM25 %s; want 京都 %v, 都庁 %v", tt.lang, m, tt.kyoto, tt.tochou)
+		}
+	}
+	if _, err := mem.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Lang: "fr"}); err == nil || !strings.Contains(err.Error(), `lang "fr"`) {
+		t.Fatalf("lang fr: %v", err)
 	}
 }

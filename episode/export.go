@@ -3,10 +3,12 @@ package episode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is an episode as omoide's JSON Lines carry it: what ingest reads
@@ -44,6 +46,9 @@ func RecordOf(e Episode) Record {
 func (s *Store) Episodes(ctx context.Context, user string, after int64, limit int) ([]Episode, error) {
 	if limit <= 0 {
 		return nil, fmt.Errorf("episode store: episodes of %q: limit %d, want at least 1", user, limit)
+	}
+	if !utf8.ValidString(user) {
+		return nil, errors.New("episode store: episodes: user is not valid UTF-8")
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ? AND id > ? ORDER BY id LIMIT ?`, user, after, limit)
 	if err != nil {

@@ -109,3 +109,18 @@ func TestEnumNames(t *testing.T) {
 		t.Fatalf("String: %s %s %s", KindLoop, Kind(9), SensitivityNormal)
 	}
 }
+
+// TestUserNotUTF8Refused: a person is never named by bytes that are not
+// UTF-8, in any call that takes a name.
+func TestUserNotUTF8Refused(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.DeleteUser(ctx, "u\xff"); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("DeleteUser: %v", err)
+	}
+	if _, err := s.Episodes(ctx, "u\xff", 0, 10); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("Episodes: %v", err)
+	}
+	if _, err := s.IDByExternal(ctx, "u", "e\xff"); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("IDByExternal: %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver; build with -tags sqlite_fts5
@@ -631,6 +632,9 @@ type queryer interface {
 // IDByExternal returns the id of user's episode stored under external id ext,
 // or 0 when there is none.
 func (s *Store) IDByExternal(ctx context.Context, user, ext string) (int64, error) {
+	if !utf8.ValidString(user) || !utf8.ValidString(ext) {
+		return 0, errors.New("episode store: user or external id is not valid UTF-8")
+	}
 	id, err := s.idByExternal(ctx, s.db, user, ext)
 	if err != nil {
 		return 0, fmt.Errorf("episode store: %w", err)
@@ -873,6 +877,9 @@ func deleteOne(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
 // name remains in the file or its write-ahead log (as Delete; docs/reliability.md):
 // Erased says how many episodes went and the bytes freed.
 func (s *Store) DeleteUser(ctx context.Context, user string) (Erased, error) {
+	if !utf8.ValidString(user) {
+		return Erased{}, errors.New("episode store: forget: user is not valid UTF-8 (no person's name is)")
+	}
 	n, err := s.deleteUser(ctx, user)
 	if err != nil {
 		return Erased{}, fmt.Errorf("episode store: forget %q: %w", user, err)

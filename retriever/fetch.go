@@ -24,7 +24,7 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 	if rt.opts.Rank.MeasuresTerms() || rt.withCandidates {
 		terms := rt.q.terms[0] // the message's, unless clipped for BM25
 		if c := rt.opts.BM25.MaxChars; c > 0 && utf8.RuneCountInString(pytext.Compact(rt.text)) > c {
-			terms = rt.store.Analyzer().Terms(rt.text)
+			terms = rt.analyzer.Terms(rt.text)
 		}
 		var err error
 		if rt.cover, err = rt.termWeights(ctx, terms); err != nil {

@@ -37,6 +37,10 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	if req.InjectThreshold != nil {
 		rt.opts.Rank.Inject.Threshold = *req.InjectThreshold
 	}
+	rt.analyzer = r.store.Analyzer()
+	if lr, ok := rt.analyzer.(tokenize.LanguageReader); ok && req.Lang != tokenize.Other {
+		rt.analyzer = lr.ForLanguage(req.Lang)
+	}
 	if rt.text == "" {
 		tr.Skipped = "empty message"
 		return nil, nil
@@ -87,7 +91,7 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 			rt.recentIDs = append(rt.recentIDs, e.ID)
 		}
 	}
-	rt.q = r.queries(rt.text, rt.recent)
+	rt.q = r.queriesFor(rt.analyzer, rt.text, rt.recent)
 	tr.Queries = rt.q.texts
 	if r.opts.BM25.K > 0 {
 		var err error
@@ -180,8 +184,14 @@ type queryTexts struct {
 // MaxChars cuts the oldest context instead of the message; its terms are the
 // message's, analyzed once for both queries, then the context's.
 func (r *Retriever) queries(text string, recent []Message) queryTexts {
+	return r.queriesFor(r.store.Analyzer(), text, recent)
+}
+
+// queriesFor is queries with the message's terms analyzed by a (the
+// context's by the store's analyzer).
+func (r *Retriever) queriesFor(a tokenize.Analyzer, text string, recent []Message) queryTexts {
 	maxChars := r.opts.BM25.MaxChars
-	msgTerms := r.analyzed(text)
+	msgTerms := r.analyzed(a, text)
 	q := queryTexts{texts: []string{text}, bm25: []string{text}, terms: [][]string{msgTerms}, rerank: text}
 	msgs := r.contextLines(recent)
 	if len(msgs) == 0 {
@@ -196,7 +206,7 @@ func (r *Retriever) queries(text string, recent []Message) queryTexts {
 	q.rerank = q2
 	if !r.opts.BM25.MessageFirst {
 		q.bm25 = append(q.bm25, q2)
-		q.terms = append(q.terms, r.analyzed(q2))
+		q.terms = append(q.terms, r.analyzed(a, q2))
 		return q
 	}
 	rev := make([]string, 0, len(msgs)+1)
@@ -228,12 +238,12 @@ func (r *Retriever) queries(text string, recent []Message) queryTexts {
 
 // analyzed returns the terms of text compacted and clipped to BM25.MaxChars
 // characters.
-func (r *Retriever) analyzed(text string) []string {
+func (r *Retriever) analyzed(a tokenize.Analyzer, text string) []string {
 	s := pytext.Compact(text)
 	if r.opts.BM25.MaxChars > 0 {
 		s = pytext.Head(s, r.opts.BM25.MaxChars)
 	}
-	return r.store.Analyzer().Terms(s)
+	return a.Terms(s)
 }
 
 // DesktopWatchSource is the Source of an episode that records the companion

@@ -145,7 +145,7 @@ func (rt *retrieval) gate(ctx context.Context) error {
 // unknownNames returns the names in the message (when the store's analyzer
 // finds names) that none of the person's episodes holds.
 func (rt *retrieval) unknownNames(ctx context.Context) ([]string, error) {
-	nf, ok := rt.store.Analyzer().(tokenize.NameFinder)
+	nf, ok := rt.analyzer.(tokenize.NameFinder)
 	if !ok {
 		return nil, nil
 	}

@@ -75,6 +75,12 @@ type Request struct {
 	// InjectThreshold, when not nil, replaces Options.Rank.Inject.Threshold
 	// for this request (0 to 1; with a relevance model only).
 	InjectThreshold *float64
+	// Lang is the language of the message where its script does not tell
+	// (tokenize.ParseLanguage): a Japanese person's 東京都庁 is read as
+	// Japanese words, not as Chinese bigrams that hold 京都. "" lets the
+	// store's analyzer decide; an analyzer that is no
+	// tokenize.LanguageReader ignores it.
+	Lang tokenize.Language
 }
 
 // MaxMessageBytes is how much of a message, and of each recent turn, a
@@ -110,6 +116,8 @@ func (q Request) Validate() error {
 		return fmt.Errorf("user is %d bytes, longer than %d", len(q.User), episode.MaxUserLen)
 	case !utf8.ValidString(q.Text):
 		return errors.New("message text is not valid UTF-8")
+	case q.Lang != tokenize.Other && q.Lang != tokenize.Japanese && q.Lang != tokenize.Chinese && q.Lang != tokenize.Korean:
+		return fmt.Errorf("lang %q: want ja, zh, ko or \"\" (tokenize.ParseLanguage)", q.Lang)
 	case q.InjectThreshold != nil && !(*q.InjectThreshold >= 0 && *q.InjectThreshold <= 1):
 		return fmt.Errorf("inject threshold %v: want a probability from 0 to 1", *q.InjectThreshold)
 	}
@@ -223,9 +231,10 @@ type retrieval struct {
 	tr *Trace // written by the stages, never read
 
 	// the request
-	opts           Options   // the Retriever's, with the request's Filter and InjectThreshold
-	user, text     string    // whose memory; the message, trimmed
-	now            time.Time // the request's clock
+	opts           Options           // the Retriever's, with the request's Filter and InjectThreshold
+	user, text     string            // whose memory; the message, trimmed
+	analyzer       tokenize.Analyzer // the message's: the store's, or as the request's Lang reads it
+	now            time.Time         // the request's clock
 	withCandidates bool
 
 	// prepare

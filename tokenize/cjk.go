@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -217,4 +218,31 @@ func isQuestionBigram(t string) bool {
 		return true
 	}
 	return false
+}
+
+// LanguageReader is an Analyzer that can read a text as written in a
+// language its script does not tell (Han alone: Japanese or Chinese): the
+// language hint of a request.
+type LanguageReader interface {
+	Analyzer
+	// ForLanguage returns the analyzer that reads Han-only text as lang.
+	ForLanguage(lang Language) Analyzer
+}
+
+// ForLanguage returns the CJK analyzer that reads Han-only text as lang:
+// Japanese with kagome (東京都庁: 東京 都庁), any other language as Chinese
+// bigrams (東京 京都 都庁).
+func (a cjkAnalyzer) ForLanguage(lang Language) Analyzer { return CJKFor(lang) }
+
+// ParseLanguage reads a language hint: a BCP 47 tag whose primary subtag is
+// ja, zh, ko or en ("ja-JP", "zh-Hant"); en, and "", are Other.
+func ParseLanguage(tag string) (Language, error) {
+	primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+	switch Language(primary) {
+	case Japanese, Chinese, Korean:
+		return Language(primary), nil
+	case "en", "":
+		return Other, nil
+	}
+	return Other, fmt.Errorf("language %q: want ja, zh, ko or en (a BCP 47 tag such as ja-JP)", tag)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -130,7 +131,10 @@ func TestServeOffThePath(t *testing.T) {
 	if out := c.expect(200, "POST", "/v1/retrieve", ask("鎌倉の大仏どうだったっけ", map[string]any{"recent": []any{}, "inject_threshold": 1}), false); found(out, "k1") {
 		t.Errorf("inject_threshold 1 injected: %v", out)
 	}
-	for _, bad := range []map[string]any{{"inject_threshold": 2}, {"filter": map[string]any{"max_age_days": -1}}, {"filter": map[string]any{"kinds": []any{"memo"}}}} {
+	if out := c.expect(200, "POST", "/v1/retrieve", ask("東京都庁", map[string]any{"recent": []any{}, "lang": "ja-JP"}), false); strings.Contains(fmt.Sprint(out["trace"].(map[string]any)["bm25_match"]), "京都") {
+		t.Errorf(`"lang": "ja-JP" still searched 京都: %v`, out["trace"])
+	}
+	for _, bad := range []map[string]any{{"lang": "fr"}, {"inject_threshold": 2}, {"filter": map[string]any{"max_age_days": -1}}, {"filter": map[string]any{"kinds": []any{"memo"}}}} {
 		c.expect(400, "POST", "/v1/retrieve", ask("x", bad), false)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
 )
 
 const retrieveDescription = `Retrieve finds the user's past episodes worth reminding the model of, given their new message,
@@ -65,6 +66,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	reasons := fs.Bool("reasons", false, "-pack: show why each episode was picked (its score parts), which the default preset leaves out")
 	tz := fs.String("tz", "Local", "the person's time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and the dates shown")
 	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the decision (with its probability for the first ten)")
+	lang := fs.String("lang", "", "the message's `language` where its script does not tell: ja, zh, ko or en (a Japanese person's Han-only 東京都庁)")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
 	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)
 	pos, err := cli.ParseArgs(fs, args)
@@ -89,6 +91,9 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: no message: give -text or the message as the argument", errUsage)
 	}
 	req := retriever.Request{User: *user, Text: *text, WithCandidates: *candidates}
+	if req.Lang, err = tokenize.ParseLanguage(*lang); err != nil {
+		return fmt.Errorf("%w: -lang: %v", errUsage, err)
+	}
 	sources := 0
 	for _, b := range []bool{*ctxFile != "", len(recent) > 0, *noContext} {
 		if b {

@@ -24,6 +24,7 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
 )
 
 // apiDoc documents the HTTP API (omoide serve -help); the doc comment of
@@ -45,7 +46,9 @@ const apiDoc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                           "with_candidates" (bool), "inject_threshold" (0 to 1; default
                           -inject-threshold), "filter": {"kinds": [...], "states": [...],
                           "max_sensitivity", "max_age_days"} (each field given replaces the
-                          server's; max_sensitivity up to -max-request-sensitivity)}
+                          server's; max_sensitivity up to -max-request-sensitivity), "lang" (ja, zh,
+                          ko or en: the message's language where its script does not tell, e.g.
+                          a Japanese person's Han-only 東京都庁)}
                          -> {"hits": [{"id", "external_id", "user", "user_text", "reply_text",
                              "occurred_at", "relevance", "reason", "score", "rrf", "rrf_norm",
                              "lex", "rec", ...}], "trace": {"queries", "candidates", "picked",
@@ -638,6 +641,7 @@ type retrieveRequest struct {
 	// within the server's bounds.
 	Filter          *filterInput `json:"filter"`
 	InjectThreshold *float64     `json:"inject_threshold"`
+	Lang            string       `json:"lang"` // the message's language where its script does not tell
 }
 
 // filterInput is a request's "filter": each field given replaces the
@@ -739,6 +743,9 @@ func (q retrieveRequest) request(base retriever.Filter, maxSens episode.Sensitiv
 	req := retriever.Request{User: q.User, Text: q.Text, Recent: recent, WithCandidates: q.WithCandidates, InjectThreshold: q.InjectThreshold}
 	if req.Filter, err = q.Filter.filter(base, maxSens); err != nil {
 		return retriever.Request{}, err
+	}
+	if req.Lang, err = tokenize.ParseLanguage(q.Lang); err != nil {
+		return retriever.Request{}, badRequest("%v", err)
 	}
 	if err := req.Validate(); err != nil {
 		return retriever.Request{}, badRequest("%v", err)
