@@ -181,3 +181,42 @@ func TestNotUTF8Refused(t *testing.T) {
 		t.Fatalf("retrieve -user u\\xfe8: exit %d %s", code, stderr)
 	}
 }
+
+// TestPeopleApartCommandLine: FuzzPeopleApart's pairs through the command
+// line: a's secret ingested from JSON Lines, b retrieving with -json. A
+// name that is not UTF-8 is a named error, never another person.
+func TestPeopleApartCommandLine(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "apart.db")
+	pairs := [][2]string{{"u\xfe8", "u\xff8"}, {"u\ufffd8", "u\xff8"}, {"佐藤", "\x8d\xb2\x93\xa1"}, {"\x97\xe9\x96\xd8", "\x8d\xb2\x93\xa1"},
+		{"haruka", "haruka "}, {"a", "A"}, {"x\x00", "x"}}
+	for i, p := range pairs {
+		a, b := []byte(p[0]), []byte(p[1])
+		line := `{"id":"c` + fmt.Sprint(i) + `","user":"` + string(jsonBytes(a)) + `","user_text":"` + secretOf + `","reply_text":"覚えたよ","occurred_at":"2026-02-20T10:00:00Z"}` + "\n"
+		code, _, errOut := runCLI(t, "ingest", "-db", db, writeFile(t, dir, fmt.Sprintf("a%d.jsonl", i), line))
+		if (code == 0) != validName(a) {
+			t.Fatalf("ingest as %q: exit %d %s", a, code, errOut)
+		}
+		if !validName(a) && !strings.Contains(errOut, "not valid UTF-8") {
+			t.Fatalf("ingest as %q: %s, want a not-valid-UTF-8 line error", a, errOut)
+		}
+		code, out, errOut := runCLI(t, "retrieve", "-db", db, "-user", p[1], "-json", "-candidates", "-max-sensitivity", "secret",
+			"-no-context", "-now", "2026-03-01T12:00:00Z", "合言葉なんだっけ")
+		if !validName(b) {
+			if code != 1 || !strings.Contains(errOut, "not valid UTF-8") {
+				t.Fatalf("retrieve as %q: exit %d %s", b, code, errOut)
+			}
+			continue
+		}
+		var res resultJSON
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+			t.Fatalf("retrieve as %q: exit %d, %v %s", b, code, err, errOut)
+		}
+		for _, h := range append(res.Hits, res.Candidates...) {
+			if h.User != p[1] {
+				t.Fatalf("retrieve as %q sees %q's episode", b, h.User)
+			}
+		}
+	}
+}
