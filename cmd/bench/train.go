@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	thresholds := fs.String("thresholds", "0.35,0.4,0.45,0.5,0.6", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
 	level := fs.Float64("level", rerank.DefaultInjectLevel, "the least probability of an injected candidate (rerank.Inject.Level)")
 	plotPath := fs.String("plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
+	leaveOut := fs.Bool("leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
 	dump := fs.String("rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -168,61 +170,20 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "plot: %s\n", *plotPath)
 	}
 
-	dec := &table{header: []string{"suite", "category", "threshold", "n", "n0", "deliv-R", "ev-prec", "inj/q", "false-inj"}, left: 2}
-	type cell struct {
-		Suite, Category string
-		Threshold       float64
-		Quality         quality
-	}
-	var cells []cell
 	sel := cfg.Opts.Rank.Select
-	for _, th := range ths {
-		groups := map[[2]string][]outcome{}
-		var keys [][2]string
-		for i, q := range qs {
-			if !q.held {
-				continue
-			}
-			o := outcome{relevant: map[string]bool{}, inject: true}
-			for j, y := range q.ys {
-				id := fmt.Sprint(j)
-				if y == 1 {
-					o.relevant[id] = true
-				}
-			}
-			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
-				o.relevant[fmt.Sprintf("missing:%d", k)] = true
-			}
-			in := rerank.Inject{Threshold: th, Level: *level, AnyDepth: rerank.DefaultInjectAnyDepth}
-			for _, p := range in.Select(q.ranked, probs[i], sel) {
-				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
-			}
-			o.inject = len(o.picked) > 0
-			for _, k := range [][2]string{{q.suite, "all"}, {q.suite, q.category}} {
-				if k[1] == "" {
-					continue
-				}
-				if _, ok := groups[k]; !ok {
-					keys = append(keys, k)
-				}
-				groups[k] = append(groups[k], o)
-			}
-		}
-		for _, k := range keys {
-			g := aggregate(groups[k])
-			row := []string{k[0], k[1], fmt.Sprintf("%.2f", th), fmt.Sprint(g.N), fmt.Sprint(g.N0), "-", "-", fmt.Sprintf("%.2f", g.MeanInjected), "-"}
-			if g.N > 0 {
-				row[5], row[6] = f3(g.DeliveredRecall), f3(g.EvidencePrecision)
-			}
-			if g.N0 > 0 {
-				row[8] = f3(g.FalseInject)
-			}
-			dec.add(row...)
-			cells = append(cells, cell{k[0], k[1], th, g})
-		}
-	}
+	cells := decisions(qs, probs, func(q trainQuery) bool { return q.held }, ths, *level, sel)
+	dec := decisionTable(cells, nil)
 	fmt.Fprintln(stdout)
 	dec.write(stdout, f.md)
+	var loso []decisionCell
+	if *leaveOut && len(dirs) > 1 {
+		var eces map[string]float64
+		if loso, eces, err = leaveOneSuiteOut(qs, skipped, fo, ths, *level, sel, stderr); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nleave-one-suite-out: each suite judged, every query of it, by a model fitted on all the other suites\n\n")
+		decisionTable(loso, eces).write(stdout, f.md)
+	}
 	fmt.Fprintf(stdout, "\n%d queries in %v\n", len(qs), time.Since(start).Round(time.Second))
 
 	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": dirs,
@@ -243,7 +204,132 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, c := range cells {
 		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("p>=%.2f", c.Threshold), Metrics: c.Quality})
 	}
+	for _, c := range loso {
+		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("left-out p>=%.2f", c.Threshold), Metrics: c.Quality})
+	}
 	return writeJSON(f.jsonPath, "train", params, rs)
+}
+
+// decisionCell is the decision's quality on one suite and category at one
+// threshold.
+type decisionCell struct {
+	Suite, Category string
+	Threshold       float64
+	Quality         quality
+}
+
+// decisions judges the queries include admits by their candidates'
+// probabilities (probs[i] of qs[i]) at each threshold, per suite and per
+// suite and category.
+func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool, ths []float64, level float64, sel rerank.Selection) []decisionCell {
+	var cells []decisionCell
+	for _, th := range ths {
+		groups := map[[2]string][]outcome{}
+		var keys [][2]string
+		for i, q := range qs {
+			if !include(q) {
+				continue
+			}
+			o := outcome{relevant: map[string]bool{}, inject: true}
+			for j, y := range q.ys {
+				if y == 1 {
+					o.relevant[fmt.Sprint(j)] = true
+				}
+			}
+			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
+				o.relevant[fmt.Sprintf("missing:%d", k)] = true
+			}
+			in := rerank.Inject{Threshold: th, Level: level, AnyDepth: rerank.DefaultInjectAnyDepth}
+			for _, p := range in.Select(q.ranked, probs[i], sel) {
+				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
+			}
+			o.inject = len(o.picked) > 0
+			for _, k := range [][2]string{{q.suite, "all"}, {q.suite, q.category}} {
+				if k[1] == "" {
+					continue
+				}
+				if _, ok := groups[k]; !ok {
+					keys = append(keys, k)
+				}
+				groups[k] = append(groups[k], o)
+			}
+		}
+		for _, k := range keys {
+			cells = append(cells, decisionCell{k[0], k[1], th, aggregate(groups[k])})
+		}
+	}
+	return cells
+}
+
+// decisionTable tabulates cells; eces, when not nil, adds each suite's
+// expected calibration error to its rows.
+func decisionTable(cells []decisionCell, eces map[string]float64) *table {
+	header := []string{"suite", "category", "threshold", "n", "n0", "deliv-R", "ev-prec", "inj/q", "false-inj"}
+	if eces != nil {
+		header = append(header, "ECE")
+	}
+	t := &table{header: header, left: 2}
+	for _, c := range cells {
+		g := c.Quality
+		row := []string{c.Suite, c.Category, fmt.Sprintf("%.2f", c.Threshold), fmt.Sprint(g.N), fmt.Sprint(g.N0), "-", "-", fmt.Sprintf("%.2f", g.MeanInjected), "-"}
+		if g.N > 0 {
+			row[5], row[6] = f3(g.DeliveredRecall), f3(g.EvidencePrecision)
+		}
+		if g.N0 > 0 {
+			row[8] = f3(g.FalseInject)
+		}
+		if eces != nil {
+			row = append(row, f3(eces[c.Suite]))
+		}
+		t.add(row...)
+	}
+	return t
+}
+
+// leaveOneSuiteOut fits, for each suite, a model on every other suite's
+// candidates (both halves, skipped categories left out as in the main fit)
+// and judges every query of that suite with it: the decision on a suite it
+// has never seen. It returns the cells and each suite's calibration error.
+func leaveOneSuiteOut(qs []trainQuery, skipped map[string]bool, fo rerank.FitOptions, ths []float64, level float64, sel rerank.Selection, stderr io.Writer) ([]decisionCell, map[string]float64, error) {
+	var suites []string
+	for _, q := range qs {
+		if !slices.Contains(suites, q.suite) {
+			suites = append(suites, q.suite)
+		}
+	}
+	var cells []decisionCell
+	eces := map[string]float64{}
+	for _, s := range suites {
+		var xs [][]float64
+		var ys []float64
+		for _, q := range qs {
+			if q.suite != s && !skipped[q.category] {
+				xs, ys = append(xs, q.xs...), append(ys, q.ys...)
+			}
+		}
+		t := time.Now()
+		m, err := rerank.Fit(xs, ys, fo)
+		if err != nil {
+			return nil, nil, fmt.Errorf("leave out %s: %w", s, err)
+		}
+		fmt.Fprintf(stderr, "left out %s: fitted on %d candidates in %v\n", s, len(xs), time.Since(t).Round(time.Millisecond))
+		probs := make([][]float64, len(qs))
+		var ps, py []float64
+		for i, q := range qs {
+			if q.suite != s {
+				continue
+			}
+			for _, x := range q.xs {
+				probs[i] = append(probs[i], m.Probability(x))
+			}
+			if !skipped[q.category] {
+				ps, py = append(ps, probs[i]...), append(py, q.ys...)
+			}
+		}
+		_, eces[s] = rerank.Reliability(ps, py, 10)
+		cells = append(cells, decisions(qs, probs, func(q trainQuery) bool { return q.suite == s }, ths, level, sel)...)
+	}
+	return cells, eces, nil
 }
 
 // indexOf returns the position of id in scored.
