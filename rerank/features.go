@@ -99,3 +99,17 @@ func bit(b bool) float64 {
 	}
 	return 0
 }
+
+// vectorFeatures are the features an embedder's scale sets: the cosine of
+// the message and the candidate.
+var vectorFeatures = []int{9}
+
+// WithoutVectors zeroes the features an embedder's scale sets (cosine) in
+// x, a row of Features, and returns it: the rows of the embedder-free model,
+// which never splits on them (DefaultLexicalModel).
+func WithoutVectors(x []float64) []float64 {
+	for _, i := range vectorFeatures {
+		x[i] = 0
+	}
+	return x
+}

@@ -47,6 +47,16 @@ var modelJSON []byte
 // loaded once, on first use, and shared: a Model is read-only.
 var DefaultModel = sync.OnceValues(func() (*Model, error) { return LoadModel(modelJSON) })
 
+//go:embed model-lexical.json
+var lexicalModelJSON []byte
+
+// DefaultLexicalModel returns the embedder-free relevance model: fitted as
+// DefaultModel, on the same suites, without the features an embedder's
+// scale sets (WithoutVectors; FittedFor is AnyEmbedder). A retriever decides
+// with it when the store's embedder is not the one its model was fitted for
+// (retriever.New): a cosine of another embedder means another thing.
+var DefaultLexicalModel = sync.OnceValues(func() (*Model, error) { return LoadModel(lexicalModelJSON) })
+
 // defaultInject is the default preset's decision, with the embedded model.
 func defaultInject() Inject {
 	m, err := DefaultModel()

@@ -133,3 +133,24 @@ func (m *Model) Encode() ([]byte, error) {
 	b.WriteString("\n ]\n}\n")
 	return b.Bytes(), nil
 }
+
+// AnyEmbedder is the FittedFor of a model fitted without the features an
+// embedder's scale sets (WithoutVectors): it decides for any embedder.
+const AnyEmbedder = "any"
+
+// FittedFor returns the identity of the embedder the model was fitted for
+// (About["embedder"], as cmd/bench train records it; "hash-v1+w/256" for
+// DefaultModel), AnyEmbedder for an embedder-free model, "" when the model
+// does not say.
+func (m *Model) FittedFor() string {
+	s, _ := m.About["embedder"].(string)
+	return s
+}
+
+// Suits reports whether m may decide for a store whose embedder's identity
+// is id: fitted for it or for any embedder, or saying nothing (a model
+// made before models said).
+func (m *Model) Suits(id string) bool {
+	f := m.FittedFor()
+	return f == "" || f == AnyEmbedder || f == id
+}

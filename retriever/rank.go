@@ -124,6 +124,7 @@ func (rt *retrieval) gate(ctx context.Context) error {
 		rt.tr.UnknownNames = unknown
 		rt.unknown = unknown
 	}
+	rt.tr.Decision = rt.decision
 	why := g.Decline(rt.scored, unknown)
 	if in.On() && why == "" {
 		rt.probs = in.Probabilities(rt.scored, rt.signals())

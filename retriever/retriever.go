@@ -11,6 +11,7 @@
 package retriever
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -178,6 +179,9 @@ type Trace struct {
 	// Probability is the relevance model's probability that one of the
 	// first candidates is relevant (rerank.Inject.Any), when it decides.
 	Probability float64
+	// Decision is Retriever.Decision: the rules, or which relevance model
+	// decided and the embedder it was fitted for.
+	Decision string
 	// UnknownNames are the names in the message that none of the person's
 	// episodes holds, looked up when the gate checks names or the relevance
 	// model weighs them.
@@ -222,6 +226,7 @@ type Retriever struct {
 	lexical      bool               // the store's embedder is lexical (embed.IsLexical): Rank.Fusion weighs its lists as such
 	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when Options.Synonyms and it has them
 	contextTerms termCache          // analyzed context messages, see termCache
+	decision     string             // which relevance model decides, for whom it was fitted (Decision)
 }
 
 // retrieval is one request's state as it moves through the stages, each
@@ -277,6 +282,9 @@ func New(store Store, opts Options) (*Retriever, error) {
 		return nil, fmt.Errorf("retriever: %w", err)
 	}
 	r := &Retriever{store: store, opts: opts, lexical: embed.IsLexical(store.Embedder())}
+	if err := r.chooseModel(); err != nil {
+		return nil, err
+	}
 	if th, ok := store.Analyzer().(tokenize.Thesaurus); ok && opts.Synonyms {
 		// load the synonyms now, as the store loads its dictionary at
 		// Open, so that the first retrieval does not pay for them
@@ -287,6 +295,45 @@ func New(store Store, opts Options) (*Retriever, error) {
 	}
 	return r, nil
 }
+
+// chooseModel sets the relevance model that decides for the store's
+// embedder (ModelFor).
+func (r *Retriever) chooseModel() error {
+	id := ""
+	if e := r.store.Embedder(); e != nil {
+		id = e.Identity().String()
+	}
+	m, what, err := ModelFor(r.opts.Rank.Inject.Model, id)
+	if err != nil {
+		return fmt.Errorf("retriever: %w", err)
+	}
+	r.opts.Rank.Inject.Model, r.decision = m, what
+	return nil
+}
+
+// ModelFor returns the relevance model that decides for a store whose
+// embedder's identity is id, and says which it is: m when it suits the
+// embedder (rerank.Model.Suits), else the embedder-free
+// rerank.DefaultLexicalModel, since a model fitted on one embedder's
+// cosines reads another's on the wrong scale. A nil m (the rules decide)
+// stays nil; an unknown embedder ("") keeps m.
+func ModelFor(m *rerank.Model, id string) (*rerank.Model, string, error) {
+	switch {
+	case m == nil:
+		return nil, "rules (no relevance model)", nil
+	case m.Suits(id) || id == "":
+		return m, "relevance model fitted for " + cmp.Or(m.FittedFor(), "an embedder it does not name"), nil
+	}
+	lm, err := rerank.DefaultLexicalModel()
+	if err != nil {
+		return nil, "", fmt.Errorf("the embedder-free model: %w", err)
+	}
+	return lm, fmt.Sprintf("embedder-free relevance model (the model given was fitted for %s, the store's embedder is %s)", m.FittedFor(), id), nil
+}
+
+// Decision says what decides what is injected: the rules, or which
+// relevance model and the embedder it was fitted for.
+func (r *Retriever) Decision() string { return r.decision }
 
 // Options returns the retriever's options.
 func (r *Retriever) Options() Options { return r.opts }

@@ -3,6 +3,10 @@ package main
 import (
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/omoide/omoide/rerank"
@@ -49,5 +53,44 @@ func TestLeaveOneSuiteOutNeverSeesTheSuite(t *testing.T) {
 		if c.Quality.N != 200 {
 			t.Errorf("%s/%s judged %d queries, want every one of its 200", c.Suite, c.Category, c.Quality.N)
 		}
+	}
+}
+
+// TestTrainLexical: -lexical fits the embedder-free model on rows whose
+// cosine is zeroed (the plain fit's rows have cosines), and the model says
+// it is for any embedder.
+func TestTrainLexical(t *testing.T) {
+	dir := t.TempDir()
+	writeSuite(t, dir)
+	cosines := func(extra ...string) (nonzero int, m *rerank.Model) {
+		tmp := t.TempDir()
+		modelPath, rowsPath := filepath.Join(tmp, "m.json"), filepath.Join(tmp, "rows.tsv")
+		runBench(t, append([]string{"train", "-suite", dir, "-trees", "5", "-o", modelPath, "-rows", rowsPath}, extra...)...)
+		rows, err := os.ReadFile(rowsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := 6 + slices.Index(rerank.FeatureNames, "cosine")
+		for _, line := range strings.Split(strings.TrimSpace(string(rows)), "\n")[1:] {
+			if f := strings.Split(line, "\t"); f[col] != "0" {
+				nonzero++
+			}
+		}
+		b, err := os.ReadFile(modelPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err = rerank.LoadModel(b); err != nil {
+			t.Fatal(err)
+		}
+		return nonzero, m
+	}
+	plain, pm := cosines()
+	lexical, lm := cosines("-lexical")
+	if plain == 0 || lexical != 0 {
+		t.Fatalf("rows with a cosine: %d plain, %d with -lexical; want some, then none", plain, lexical)
+	}
+	if lm.FittedFor() != rerank.AnyEmbedder || lm.About["fitted_with"] == nil || pm.FittedFor() == rerank.AnyEmbedder {
+		t.Fatalf("about: lexical %v, plain %v", lm.About, pm.About)
 	}
 }

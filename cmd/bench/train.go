@@ -58,6 +58,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	thresholds := fs.String("thresholds", "0.35,0.4,0.45,0.5,0.6", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
 	level := fs.Float64("level", rerank.DefaultInjectLevel, "the least probability of an injected candidate (rerank.Inject.Level)")
 	plotPath := fs.String("plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
+	lexical := fs.Bool("lexical", false, "fit the embedder-free model: without the vector score (cosine), for stores whose embedder is not the one a model was fitted for (rerank.DefaultLexicalModel)")
 	leaveOut := fs.Bool("leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
 	dump := fs.String("rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
 	if err := parse(fs, args); err != nil {
@@ -106,7 +107,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			tq := trainQuery{suite: s.Name, category: q.Category, held: heldBack(s.Name, q, byPerson), relevant: len(rel)}
 			tq.ranked = res.Ranked[:min(len(res.Ranked), *top)]
 			for j := range tq.ranked {
-				tq.xs = append(tq.xs, rerank.Features(res.Ranked, j, res.Signals, nil))
+				x := rerank.Features(res.Ranked, j, res.Signals, nil)
+				if *lexical {
+					x = rerank.WithoutVectors(x)
+				}
+				tq.xs = append(tq.xs, x)
 				y := 0.0
 				if rel[res.Candidates[j].Episode.ExternalID] {
 					y = 1
@@ -189,6 +194,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": dirs,
 		"split":   "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
 		"skipped": *skip, "top": *top, "trees": fo.Trees, "depth": fo.Depth, "candidates": len(xs), "held_back_ece": ece, "embedder": emb.Identity().String()}
+	if *lexical {
+		m.About["embedder"] = rerank.AnyEmbedder
+		m.About["fitted_with"] = emb.Identity().String()
+	}
 	if *out != "" {
 		b, err := m.Encode()
 		if err != nil {

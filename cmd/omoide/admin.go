@@ -13,6 +13,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -235,6 +236,9 @@ default: private and secret episodes, archived ones), which a request's filter c
 	p, _ := omoide.LookupPreset(sc.preset) // validated
 	u := p.Retriever.Filter.Unsearched(classes)
 	js.Unsearched = &u
+	if _, js.Decision, err = retriever.ModelFor(p.Retriever.Rank.Inject.Model, st.Embedder.String()); err != nil {
+		return err
+	}
 	if *asJSON {
 		return writeJSON(stdout, js)
 	}
@@ -253,6 +257,7 @@ default: private and secret episodes, archived ones), which a request's filter c
 	fmt.Fprintf(stdout, "rows           %s\n", state)
 	fmt.Fprintf(stdout, "file size      %s (%d bytes, with the WAL)\n", humanBytes(js.FileBytes), js.FileBytes)
 	fmt.Fprintf(stdout, "free           %s (%d bytes: pages removals freed, reused before the file grows)\n", humanBytes(js.FreeBytes), js.FreeBytes)
+	fmt.Fprintf(stdout, "decision       %s\n", js.Decision)
 	fmt.Fprintf(stdout, "unsearched     %s: episodes the %s preset does not search unless a request's filter admits them\n", u, sc.preset)
 	return nil
 }

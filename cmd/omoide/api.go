@@ -48,6 +48,9 @@ type traceJSON struct {
 	// Probability is the relevance model's that one of the first candidates
 	// is relevant, when it decides.
 	Probability float64 `json:"probability,omitempty"`
+	// Decision is the relevance model that decided and the embedder it was
+	// fitted for, or the rules.
+	Decision string `json:"decision,omitempty"`
 	// UnknownNames are the message's names that the person's memory never held.
 	UnknownNames []string `json:"unknown_names,omitempty"`
 	Queries      []string `json:"queries"`
@@ -120,7 +123,7 @@ func toTraceJSON(t retriever.Trace) traceJSON {
 		}
 		return s
 	}
-	return traceJSON{Skipped: t.Skipped, Clipped: t.Clipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, Probability: t.Probability, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
+	return traceJSON{Skipped: t.Skipped, Clipped: t.Clipped, Degraded: t.Degraded, Window: t.Window, Declined: t.Declined, Probability: t.Probability, Decision: t.Decision, UnknownNames: t.UnknownNames, Queries: nonNil(t.Queries), BM25Match: nonNil(t.BM25Match),
 		KNNHits: nonNilInts(t.KNNHits), BM25Hits: nonNilInts(t.BM25Hits),
 		Candidates: t.Candidates, Fetched: t.Fetched, Echoes: t.Echoes, Neighbors: t.Neighbors, NeighborsAdd: t.NeighborsAdded, Gated: t.Gated, Picked: t.Picked,
 		EmbedUS: us(t.Embed), KNNUS: us(t.KNN), BM25US: us(t.BM25), FuseUS: us(t.Fuse), FetchUS: us(t.Fetch),
@@ -153,6 +156,9 @@ type statsJSON struct {
 	// Unsearched counts the episodes the preset's filter leaves out (omoide
 	// stats; not /healthz, which stays cheap).
 	Unsearched *retriever.Unsearched `json:"unsearched,omitempty"`
+	// Decision says what decides what is injected for the preset and this
+	// store's embedder (retriever.ModelFor; omoide stats).
+	Decision string `json:"decision,omitempty"`
 }
 
 func toStatsJSON(path string, st episode.Stats) statsJSON {

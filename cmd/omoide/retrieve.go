@@ -203,6 +203,9 @@ func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *
 	if t.Window != "" {
 		fmt.Fprintf(w, "time window: %s\n", t.Window)
 	}
+	if t.Decision != "" {
+		fmt.Fprintf(w, "decision: %s\n", t.Decision)
+	}
 	if t.Declined != "" {
 		fmt.Fprintf(w, "declined: %s\n", t.Declined)
 	} else if t.Probability > 0 {
