@@ -51,10 +51,11 @@ var FeatureNames = []string{
 	"in_window", "neighbor", "top_coverage", "coverage_gap",
 	"strength", "terms", "unknown_names",
 	"kana", "han", "hangul", "latin",
+	"lacking",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 21
+const NumFeatures = 22
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -63,8 +64,9 @@ const topDepth = DefaultGateDepth
 // Features writes the features of scored[i], a candidate of a ranked list
 // (Score, then Neighbors), into dst (grown to NumFeatures) and returns it:
 // its rank and score relative to the first, its score parts, whether a
-// neighbour raised it, the best coverage among the first candidates, and the
-// message's signals. The features say how good a candidate is on its own and
+// neighbour raised it, the best coverage among the first candidates, the
+// message's signals, and how informative the most informative message term
+// it lacks is (Parts.Lacking: a look-alike lacks the one word that matters). The features say how good a candidate is on its own and
 // against the others; a model of P(relevant | features) is fitted on them
 // (cmd/bench train). Left out on purpose: recency (a model learns the
 // suites' clocks and hides old memories again), the store's IDF mass (it
@@ -90,6 +92,7 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	f[12], f[13] = top, top-c.Coverage
 	f[14], f[15], f[16] = s.Strength, float64(s.Terms), float64(s.UnknownNames)
 	f[17], f[18], f[19], f[20] = s.Kana, s.Han, s.Hangul, s.Latin
+	f[21] = c.Lacking
 	return dst
 }
 

@@ -24,6 +24,13 @@ type Parts struct {
 	// Proximity is the share of the message's adjacent term pairs the
 	// episode holds close together and in order, in [0, 1].
 	Proximity float64
+	// Lacking is how informative the most informative message term the
+	// episode lacks is: its weight over the largest of the message's, in
+	// [0, 1] (the retriever: by IDF). A look-alike that shares a sentence's
+	// frame but not its content word (ギターを弾いている / ピアノを弾いている)
+	// covers much and lacks the word that matters. The relevance model reads
+	// it; the score does not.
+	Lacking float64
 	// InWindow: the episode happened inside the time window the message
 	// names ("先週", "in May").
 	InWindow bool

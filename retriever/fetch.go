@@ -126,7 +126,7 @@ type matchScratch struct {
 
 // termMatch is how an episode's indexed terms match the message's.
 type termMatch struct {
-	coverage, proximity float64
+	coverage, proximity, lacking float64
 }
 
 // proximityWindow is how many indexed terms after a message term its
@@ -230,6 +230,14 @@ func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 		}
 	}
 	m.coverage = got / w.sum
+	top, missing := 0.0, 0.0
+	for j, wt := range w.weights {
+		top = max(top, wt)
+		if !seen[j] {
+			missing = max(missing, wt)
+		}
+	}
+	m.lacking = missing / top // top > 0: sum > 0
 	if w.pairSum == 0 {
 		return m
 	}

@@ -53,7 +53,7 @@ func (rt *retrieval) score(ctx context.Context) error {
 func (rt *retrieval) candidate(e episode.Episode, g ngram.Set, fused float64, m termMatch) rerank.Candidate {
 	inWindow := rt.window != nil && !e.OccurredAt.Before(rt.window.Since) && e.OccurredAt.Before(rt.window.Until)
 	return rerank.Candidate{ID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g,
-		Parts: rerank.Parts{RRF: fused, Coverage: m.coverage, Proximity: m.proximity, InWindow: inWindow, Cosine: rt.arms.cosine(e.ID)}}
+		Parts: rerank.Parts{RRF: fused, Coverage: m.coverage, Proximity: m.proximity, Lacking: m.lacking, InWindow: inWindow, Cosine: rt.arms.cosine(e.ID)}}
 }
 
 // neighbors raises the candidates next to the first ones in the person's

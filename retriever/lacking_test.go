@@ -1,0 +1,31 @@
+package retriever
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLacking: what a candidate lacks is its most informative missing
+// message term, over the message's most informative one: a look-alike that
+// holds the frame (男性, 弾く) but not the content word (ギター) lacks 1; one
+// that holds the content word lacks only what the frame weighs.
+func TestLacking(t *testing.T) {
+	w := &termWeights{terms: []string{"ギター", "弾く", "男性"}, weights: []float64{4, 1, 2}, next: []int{-1, -1, -1}}
+	w.sum = 7
+	w.keys, w.owner = []string{"ギター", "弾く", "男性"}, []int{0, 1, 2}
+	for _, tt := range []struct {
+		held          []string
+		cover, lacked float64
+	}{
+		{[]string{"男性", "ピアノ", "弾く"}, 3.0 / 7, 1},
+		{[]string{"男性", "ギター"}, 6.0 / 7, 1.0 / 4},
+		{[]string{"ギター", "弾く", "男性"}, 1, 0},
+		{nil, 0, 1},
+	} {
+		var sc matchScratch
+		m := w.match(tt.held, &sc)
+		if math.Abs(m.coverage-tt.cover) > 1e-9 || math.Abs(m.lacking-tt.lacked) > 1e-9 {
+			t.Errorf("held %q: coverage %.3f lacking %.3f, want %.3f and %.3f", tt.held, m.coverage, m.lacking, tt.cover, tt.lacked)
+		}
+	}
+}
