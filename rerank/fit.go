@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // FitOptions are the ensemble's size and regularization.
@@ -51,8 +53,9 @@ func Fit(xs [][]float64, ys []float64, o FitOptions) (*Model, error) {
 	if pos == 0 || pos == float64(n) {
 		return nil, errors.New("rerank: fit: the labels are all alike")
 	}
-	// Each feature's row order, sorted once.
-	order := make([][]int32, width)
+	// Each feature's row order, sorted once, and its values in that order
+	// (read in sequence, not row by row).
+	order, vals := make([][]int32, width), make([][]float64, width)
 	for f := range order {
 		ord := make([]int32, n)
 		for i := range ord {
@@ -60,6 +63,10 @@ func Fit(xs [][]float64, ys []float64, o FitOptions) (*Model, error) {
 		}
 		slices.SortStableFunc(ord, func(a, b int32) int { return cmp.Compare(xs[a][f], xs[b][f]) })
 		order[f] = ord
+		vals[f] = make([]float64, n)
+		for k, r := range ord {
+			vals[f][k] = xs[r][f]
+		}
 	}
 	m := &Model{Features: slices.Clone(FeatureNames), Bias: math.Log(pos / (float64(n) - pos))}
 	z := make([]float64, n)
@@ -73,7 +80,7 @@ func Fit(xs [][]float64, ys []float64, o FitOptions) (*Model, error) {
 			p := sigmoid(z[i])
 			g[i], h[i] = p-ys[i], p*(1-p)
 		}
-		t := growTree(xs, g, h, order, node, o)
+		t := growTree(xs, g, h, order, vals, node, o)
 		for i := range n {
 			z[i] += t.Nodes[node[i]].Value
 		}
@@ -83,9 +90,10 @@ func Fit(xs [][]float64, ys []float64, o FitOptions) (*Model, error) {
 	return m, nil
 }
 
-// growTree grows one tree level by level on gradients g and hessians h; node
-// ends holding each row's leaf.
-func growTree(xs [][]float64, g, h []float64, order [][]int32, node []int32, o FitOptions) Tree {
+// growTree grows one tree level by level on gradients g and hessians h;
+// order and vals are each feature's rows and values, sorted; node ends
+// holding each row's leaf.
+func growTree(xs [][]float64, g, h []float64, order [][]int32, vals [][]float64, node []int32, o FitOptions) Tree {
 	clear(node)
 	t := Tree{Nodes: []Node{{Feature: -1}}}
 	level := []int32{0} // the nodes that may split
@@ -102,35 +110,57 @@ func growTree(xs [][]float64, g, h []float64, order [][]int32, node []int32, o F
 			sumG[node[i]] += g[i]
 			sumH[node[i]] += h[i]
 		}
+		score := func(G, H float64) float64 { return G * G / (H + o.L2) }
+		// The features' scans run in contiguous parts at once; each part
+		// keeps its first best split per node, and a later part's wins only
+		// when strictly better: the splits a scan in feature order finds.
+		parts := min(runtime.GOMAXPROCS(0), len(order))
+		bests := make([]split, parts*k)
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Go(func() {
+				best := bests[p*k : (p+1)*k]
+				for i := range best {
+					best[i].feat = -1
+				}
+				leftG, leftH, last, seen := make([]float64, k), make([]float64, k), make([]float64, k), make([]bool, k)
+				for f := p * len(order) / parts; f < (p+1)*len(order)/parts; f++ {
+					clear(leftG)
+					clear(leftH)
+					clear(seen)
+					fv := vals[f]
+					for j, r := range order[f] {
+						nd := node[r]
+						if !active[nd] {
+							continue
+						}
+						v := fv[j]
+						if seen[nd] && last[nd] < v {
+							lg, lh := leftG[nd], leftH[nd]
+							rg, rh := sumG[nd]-lg, sumH[nd]-lh
+							if lh >= o.MinHessian && rh >= o.MinHessian {
+								if gn := score(lg, lh) + score(rg, rh) - score(sumG[nd], sumH[nd]); gn > best[nd].gain {
+									best[nd] = split{gain: gn, feat: f, thr: (last[nd] + v) / 2}
+								}
+							}
+						}
+						leftG[nd] += g[r]
+						leftH[nd] += h[r]
+						last[nd], seen[nd] = v, true
+					}
+				}
+			})
+		}
+		wg.Wait()
 		gain, thr, feat := make([]float64, k), make([]float64, k), make([]int, k)
 		for i := range feat {
 			feat[i] = -1
 		}
-		score := func(G, H float64) float64 { return G * G / (H + o.L2) }
-		leftG, leftH, last := make([]float64, k), make([]float64, k), make([]int32, k)
-		for f := range order {
-			clear(leftG)
-			clear(leftH)
-			for i := range last {
-				last[i] = -1
-			}
-			for _, r := range order[f] {
-				nd := node[r]
-				if !active[nd] {
-					continue
+		for p := range parts {
+			for nd, b := range bests[p*k : (p+1)*k] {
+				if b.feat >= 0 && b.gain > gain[nd] {
+					gain[nd], feat[nd], thr[nd] = b.gain, b.feat, b.thr
 				}
-				if prev := last[nd]; prev >= 0 && xs[prev][f] < xs[r][f] {
-					lg, lh := leftG[nd], leftH[nd]
-					rg, rh := sumG[nd]-lg, sumH[nd]-lh
-					if lh >= o.MinHessian && rh >= o.MinHessian {
-						if gn := score(lg, lh) + score(rg, rh) - score(sumG[nd], sumH[nd]); gn > gain[nd] {
-							gain[nd], feat[nd], thr[nd] = gn, f, (xs[prev][f]+xs[r][f])/2
-						}
-					}
-				}
-				leftG[nd] += g[r]
-				leftH[nd] += h[r]
-				last[nd] = r
 			}
 		}
 		var next []int32
@@ -169,6 +199,13 @@ func growTree(xs [][]float64, g, h []float64, order [][]int32, node []int32, o F
 		}
 	}
 	return t
+}
+
+// split is a node's best split found so far: its gain, feature and
+// threshold (feat -1: none).
+type split struct {
+	gain, thr float64
+	feat      int
 }
 
 // plattScale fits P = sigmoid(a·z + b) to the labels by Newton's method on
