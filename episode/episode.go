@@ -91,17 +91,29 @@ const MaxExternalIDLen = 512
 // rather than a new one.
 const DuplicateWindow = 10 * time.Minute
 
+// CheckUser returns an error naming what makes user no person's name: empty,
+// longer than MaxUserLen, or not valid UTF-8 (replaced, two names would be
+// one). Normalize and a retrieval's Request.Validate call it.
+func CheckUser(user string) error {
+	switch {
+	case strings.TrimSpace(user) == "":
+		return errors.New("user is empty")
+	case len(user) > MaxUserLen:
+		return fmt.Errorf("user is %d bytes, longer than %d", len(user), MaxUserLen)
+	case !utf8.ValidString(user):
+		return errors.New("user is not valid UTF-8")
+	}
+	return nil
+}
+
 // Normalize fills e's defaults (Kind Episode, Source "chat") and validates
 // it, naming the first problem found. Store.Add calls it on every episode; a
 // caller may call it first to reject bad input early.
 func (e *Episode) Normalize() error {
+	if err := CheckUser(e.User); err != nil {
+		return err
+	}
 	switch {
-	case strings.TrimSpace(e.User) == "":
-		return errors.New("user is empty")
-	case len(e.User) > MaxUserLen:
-		return fmt.Errorf("user is %d bytes, longer than %d", len(e.User), MaxUserLen)
-	case !utf8.ValidString(e.User):
-		return errors.New("user is not valid UTF-8")
 	case !utf8.ValidString(e.ExternalID):
 		return errors.New("external id is not valid UTF-8")
 	case len(e.ExternalID) > MaxExternalIDLen:

@@ -427,11 +427,11 @@ type Class struct {
 // Classes counts user's episodes ("" for every person's) by kind, state and
 // sensitivity, the attributes a search filters on.
 func (s *Store) Classes(ctx context.Context, user string) ([]Class, error) {
-	q, args := `SELECT kind, state, sensitivity, count(*) FROM episodes GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, []any(nil)
+	where, args := "", []any(nil)
 	if user != "" {
-		q, args = `SELECT kind, state, sensitivity, count(*) FROM episodes WHERE user = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, []any{user}
+		where, args = " WHERE user = ?", []any{user}
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, state, sensitivity, count(*) FROM episodes`+where+` GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: classes: %w", err)
 	}

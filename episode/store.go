@@ -421,10 +421,13 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		}
 		todo = append(todo, i)
 	}
-	if len(todo) == 0 {
+	repeats := func() { // a repeat in the batch gets the id of its first
 		for i, j := range dupOf {
 			ids[i] = ids[j]
 		}
+	}
+	if len(todo) == 0 {
+		repeats()
 		return ids, nil
 	}
 	texts := make([]string, len(todo))
@@ -521,9 +524,7 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 			testHookInTx(j)
 		}
 	}
-	for i, j := range dupOf {
-		ids[i] = ids[j]
-	}
+	repeats()
 	if err := insertFTS(ctx, tx, rows); err != nil {
 		return nil, fmt.Errorf("episode store: %s: %w", op, err)
 	}

@@ -3,7 +3,9 @@ package retriever_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
@@ -54,6 +56,35 @@ func BenchmarkRetrieve(b *testing.B) {
 				b.Fatalf("hits %v, err %v", res.Hits, err)
 			}
 			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Retrieve(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRetrieveLongEpisodes is the worst case episode.MaxTextBytes
+// allows: a person's 40 episodes, every one a candidate and every one at
+// the bound, each read and compared whole; and one at 8 KiB, for the slope.
+func BenchmarkRetrieveLongEpisodes(b *testing.B) {
+	base := "昨日は鎌倉の大仏を見に行って、そのあと江ノ電に乗って海を見た。ラーメンも食べた。"
+	for _, size := range []int{8 << 10, episode.MaxTextBytes - 16} {
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			s := newStore(b, nil)
+			var eps []episode.Episode
+			for i := range 40 {
+				text := strings.Repeat(fmt.Sprintf("%d番目の話。", i)+base, size/len(base)+1)
+				text = strings.ToValidUTF8(text[:size-len("そう")], "")
+				eps = append(eps, episode.Episode{User: "u", UserText: text, ReplyText: "そう", OccurredAt: now.Add(-time.Duration(i) * time.Hour)})
+			}
+			add(b, s, eps...)
+			r := newRetriever(b, s, retriever.DefaultOptions())
+			req := retriever.Request{User: "u", Text: "鎌倉の大仏どうだったっけ", Recent: []retriever.Message{}, Now: now}
+			if res, err := r.Retrieve(ctx, req); err != nil || len(res.Hits) == 0 || res.Trace.Fetched < 25 {
+				b.Fatalf("hits %d, fetched %d, err %v", len(res.Hits), res.Trace.Fetched, err)
+			}
 			for b.Loop() {
 				if _, err := r.Retrieve(ctx, req); err != nil {
 					b.Fatal(err)

@@ -129,8 +129,13 @@ type Filter struct {
 // Admits reports whether the filter searches episodes of this kind, state
 // and sensitivity (of any age).
 func (f Filter) Admits(k episode.Kind, st episode.State, sens episode.Sensitivity) bool {
-	return (len(f.Kinds) == 0 || slices.Contains(f.Kinds, k)) && (len(f.States) == 0 || slices.Contains(f.States, st)) &&
-		sens <= f.MaxSensitivity
+	return f.episodeFilter().Admits(episode.Episode{Kind: k, State: st, Sensitivity: sens})
+}
+
+// episodeFilter is f's kinds, states and sensitivity as the store filters
+// them, without a time window.
+func (f Filter) episodeFilter() episode.Filter {
+	return episode.Filter{Kinds: f.Kinds, States: f.States, MaxSensitivity: f.MaxSensitivity}
 }
 
 // Validate returns an error naming the first invalid field: a negative age

@@ -77,8 +77,8 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	rt.recent = req.Recent
 	if rt.recent == nil && r.opts.Context.Episodes > 0 {
 		// Exchanges only: a fact or a summary is no turn of the conversation.
-		f := rt.opts.Filter
-		cf := episode.Filter{Kinds: []episode.Kind{episode.KindEpisode}, States: f.States, MaxSensitivity: f.MaxSensitivity}
+		cf := rt.opts.Filter.episodeFilter()
+		cf.Kinds = []episode.Kind{episode.KindEpisode}
 		if gap := r.opts.Context.SessionGap; gap > 0 {
 			cf.Since = rt.now.Add(-gap)
 		}
@@ -155,7 +155,7 @@ func (rt *retrieval) windowOnly(ctx context.Context, expr string, res *Result) e
 // MaxAgeDays and UntilToday in time zone loc (UTC day numbers in the
 // reference).
 func filterAt(o Filter, now time.Time, loc *time.Location) episode.Filter {
-	f := episode.Filter{Kinds: o.Kinds, States: o.States, MaxSensitivity: o.MaxSensitivity}
+	f := o.episodeFilter()
 	y, m, d := now.In(loc).Date()
 	if o.MaxAgeDays > 0 {
 		f.Since = time.Date(y, m, d-o.MaxAgeDays, 0, 0, 0, 0, loc)

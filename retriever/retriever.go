@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -108,16 +107,13 @@ func clipMessage(s string) (string, bool) {
 // is not valid UTF-8, an invalid Filter or InjectThreshold. Retrieve calls
 // it first.
 func (q Request) Validate() error {
-	switch {
-	case strings.TrimSpace(q.User) == "":
-		return errors.New("user is empty")
-	case !utf8.ValidString(q.User):
-		return errors.New("user is not valid UTF-8")
-	case len(q.User) > episode.MaxUserLen:
-		return fmt.Errorf("user is %d bytes, longer than %d", len(q.User), episode.MaxUserLen)
+	if err := episode.CheckUser(q.User); err != nil {
+		return err
+	}
+	switch lang, err := tokenize.ParseLanguage(string(q.Lang)); {
 	case !utf8.ValidString(q.Text):
 		return errors.New("message text is not valid UTF-8")
-	case q.Lang != tokenize.Other && q.Lang != tokenize.Japanese && q.Lang != tokenize.Chinese && q.Lang != tokenize.Korean:
+	case err != nil || lang != q.Lang:
 		return fmt.Errorf("lang %q: want ja, zh, ko or \"\" (tokenize.ParseLanguage)", q.Lang)
 	case q.InjectThreshold != nil && !(*q.InjectThreshold >= 0 && *q.InjectThreshold <= 1):
 		return fmt.Errorf("inject threshold %v: want a probability from 0 to 1", *q.InjectThreshold)

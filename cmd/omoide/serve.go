@@ -654,7 +654,8 @@ type filterInput struct {
 	MaxAgeDays     *int                 `json:"max_age_days"`
 }
 
-// filter returns base with f's fields, refusing a sensitivity above max.
+// filter returns base with f's fields, refusing a sensitivity above max;
+// the request's Validate checks the rest.
 func (f *filterInput) filter(base retriever.Filter, max episode.Sensitivity) (*retriever.Filter, error) {
 	if f == nil {
 		return nil, nil
@@ -675,10 +676,7 @@ func (f *filterInput) filter(base retriever.Filter, max episode.Sensitivity) (*r
 	if f.MaxAgeDays != nil {
 		out.MaxAgeDays = *f.MaxAgeDays
 	}
-	if err := out.Validate(); err != nil {
-		return nil, badRequest("filter: %v", err)
-	}
-	return &out, nil
+	return &out, nil // Request.Validate checks it
 }
 
 // packRequest is the body of /v1/pack.
