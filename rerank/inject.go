@@ -10,7 +10,8 @@ import (
 // "The inject decision").
 const (
 	DefaultInjectThreshold = 0.40 // the retrieval's probability that one of its first candidates is relevant
-	DefaultInjectLevel     = 0.15
+	DefaultInjectLevel     = 0.12
+	DefaultInjectMaxPicks  = 3 // a turn's budget: the third pick is rarely needed, the fourth and fifth less
 	DefaultInjectAnyDepth  = DefaultMaxResults
 	DefaultInjectDepth     = 2 * DefaultMaxResults // the candidates the model was fitted on
 )
@@ -20,7 +21,7 @@ const (
 // the retrieval injects when the probability that one of its first AnyDepth
 // candidates is relevant, 1 − Π(1 − p) (Any), reaches Threshold, and then the
 // candidates whose own probability reaches Level, near-copies skipped and at
-// most Selection.MaxResults. One threshold on each candidate alone is too
+// most MaxPicks. One threshold on each candidate alone is too
 // strict for conversations, whose relevant episodes are several, each of
 // moderate probability (docs/quality.md).
 //
@@ -31,6 +32,7 @@ type Inject struct {
 	Model     *Model
 	Threshold float64 // the knob: precision against recall; 0 injects whenever a candidate reaches Level
 	Level     float64 // the least probability of an injected candidate; 0 admits every candidate
+	MaxPicks  int     // at most this many picks, within Selection.MaxResults; 0 adds no bound of its own
 	// AnyDepth is how many of the first candidates make up the retrieval's
 	// probability; 0: all of the first Depth.
 	AnyDepth int
@@ -60,7 +62,7 @@ var DefaultLexicalModel = sync.OnceValues(func() (*Model, error) { return LoadMo
 // defaultInject is the default preset's decision, with the embedded model.
 func defaultInject() Inject {
 	m, err := DefaultModel()
-	in := Inject{Model: m, Threshold: DefaultInjectThreshold, Level: DefaultInjectLevel,
+	in := Inject{Model: m, Threshold: DefaultInjectThreshold, Level: DefaultInjectLevel, MaxPicks: DefaultInjectMaxPicks,
 		AnyDepth: DefaultInjectAnyDepth, Depth: DefaultInjectDepth}
 	if err != nil {
 		in.Model = nil // Validate reports it
@@ -80,8 +82,8 @@ func (in Inject) validate() error {
 			return fmt.Errorf("option Rank.Inject.%s is %v, must be a probability in [0, 1]", v.name, v.val)
 		}
 	}
-	if in.AnyDepth < 0 || in.Depth < 0 {
-		return fmt.Errorf("option Rank.Inject.AnyDepth (%d) and Depth (%d) must be >= 0", in.AnyDepth, in.Depth)
+	if in.AnyDepth < 0 || in.Depth < 0 || in.MaxPicks < 0 {
+		return fmt.Errorf("option Rank.Inject.AnyDepth (%d), Depth (%d) and MaxPicks (%d) must be >= 0", in.AnyDepth, in.Depth, in.MaxPicks)
 	}
 	if in.Model == nil && (in.Threshold > 0 || in.Level > 0 || in.Depth > 0) {
 		if _, err := DefaultModel(); err != nil {
@@ -130,13 +132,16 @@ func (in Inject) Any(probs []float64) float64 {
 
 // Select picks, in order among the first len(probs) candidates, those whose
 // probability reaches Level, near-copies of an earlier pick skipped and at
-// most o.MaxResults, when the retrieval's probability (Any) reaches
+// most MaxPicks and o.MaxResults, when the retrieval's probability (Any) reaches
 // Threshold; else nothing. The first pick is High (it carries the
 // retrieval's decision), and so is any other whose own probability reaches
 // Threshold; the rest are Medium.
 func (in Inject) Select(scored []Scored, probs []float64, o Selection) []Pick {
 	if len(probs) == 0 || in.Any(probs) < in.Threshold {
 		return nil
+	}
+	if in.MaxPicks > 0 {
+		o.MaxResults = min(o.MaxResults, in.MaxPicks)
 	}
 	picks := walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level })
 	for i := range picks {

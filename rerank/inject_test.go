@@ -49,6 +49,14 @@ func TestInject(t *testing.T) {
 	if got := in.Select(scored, nil, sel); got != nil {
 		t.Errorf("no probabilities: picks %v", ids(got))
 	}
+	// MaxPicks bounds the picks within MaxResults; MaxResults within it.
+	for _, c := range []struct{ maxPicks, maxResults, want int }{{2, 5, 2}, {0, 5, 3}, {5, 1, 1}} {
+		in := in
+		in.MaxPicks = c.maxPicks
+		if got := in.Select(scored, []float64{0.9, 0.8, 0.7}, Selection{MaxResults: c.maxResults}); len(got) != c.want {
+			t.Errorf("MaxPicks %d, MaxResults %d: picks %v, want %d", c.maxPicks, c.maxResults, ids(got), c.want)
+		}
+	}
 }
 
 // TestInjectValidate: the decision's fields are checked, and a threshold

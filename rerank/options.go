@@ -144,8 +144,9 @@ func ReferenceOptions() Options {
 // defects fixed where a fix was measured (docs/quality.md): a lexical
 // embedder's vector lists weighed down, term coverage, proximity and the time
 // window in the score, the neighbours of strong matches raised and, for the
-// best match, added, and the decision to inject made by a calibrated
-// relevance model (Inject) instead of thresholds on the score.
+// best match, added, a message that names what the memory never held
+// declined (Gate.UnknownNames), and the decision to inject made by a
+// calibrated relevance model (Inject) instead of thresholds on the score.
 func DefaultOptions() Options {
 	o := ReferenceOptions()
 	o.Fusion.LexicalKNNWeight = DefaultLexicalKNNWeight
@@ -154,6 +155,10 @@ func DefaultOptions() Options {
 	o.Weights.Window = DefaultWindowWeight
 	o.Neighbors = Neighbors{Share: DefaultNeighborShare, Fetch: DefaultNeighborFetch, Gap: DefaultNeighborGap}
 	o.Select.Medium, o.Select.High = 0, 0
+	// A name the memory never held declines before the model weighs
+	// anything: the model learns it only from suites that ask about absent
+	// names, and forgets it on suites that do not (docs/quality.md).
+	o.Gate.UnknownNames = true
 	o.Inject = defaultInject()
 	return o
 }

@@ -37,7 +37,7 @@ func TestLeaveOneSuiteOutNeverSeesTheSuite(t *testing.T) {
 	}
 	fo := rerank.DefaultFitOptions()
 	fo.Trees = 20
-	cells, eces, err := leaveOneSuiteOut(qs, map[string]bool{}, fo, []float64{0.5}, 0.3, rerank.DefaultOptions().Select, io.Discard)
+	cells, eces, err := leaveOneSuiteOut(qs, map[string]bool{}, fo, []float64{0.5}, decisionOptions(0.3), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +93,31 @@ func TestTrainLexical(t *testing.T) {
 	if lm.FittedFor() != rerank.AnyEmbedder || lm.About["fitted_with"] == nil || pm.FittedFor() == rerank.AnyEmbedder {
 		t.Fatalf("about: lexical %v, plain %v", lm.About, pm.About)
 	}
+}
+
+// TestDecisionsHonourTheGate: bench train judges a decision as the
+// retriever makes it: a message naming what the memory never held is
+// declined by the gate (rerank.Gate.UnknownNames), however probable its
+// candidates; without the gate the same query injects.
+func TestDecisionsHonourTheGate(t *testing.T) {
+	q := trainQuery{suite: "s", category: "c", relevant: 0, unknown: []string{"carolin"},
+		ranked: []rerank.Scored{{Candidate: rerank.Candidate{ID: 1, UserText: "x"}}},
+		xs:     [][]float64{make([]float64, rerank.NumFeatures)}, ys: []float64{0}}
+	probs := [][]float64{{0.9}}
+	for _, gate := range []bool{true, false} {
+		dec := decisionOptions(0.15)
+		dec.Gate.UnknownNames = gate
+		cells := decisions([]trainQuery{q}, probs, func(trainQuery) bool { return true }, []float64{0.4}, dec)
+		if got, want := cells[0].Quality.FalseInject, map[bool]float64{true: 0, false: 1}[gate]; got != want {
+			t.Errorf("gate %v: false inject %v, want %v", gate, got, want)
+		}
+	}
+}
+
+// decisionOptions are the default ranking options with the model's picks at
+// level, as bench train judges them.
+func decisionOptions(level float64) rerank.Options {
+	o := rerank.DefaultOptions()
+	o.Inject = rerank.Inject{Level: level, MaxPicks: rerank.DefaultInjectMaxPicks, AnyDepth: rerank.DefaultInjectAnyDepth}
+	return o
 }

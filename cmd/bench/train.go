@@ -27,6 +27,7 @@ type trainQuery struct {
 	held            bool // in the held-back half
 	relevant        int  // |relevant|
 	ranked          []rerank.Scored
+	unknown         []string // the message's names the memory never held (rerank.Gate)
 	xs              [][]float64
 	ys              []float64
 }
@@ -57,6 +58,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	depth := fs.Int("depth", rerank.DefaultFitOptions().Depth, "depth of each tree")
 	thresholds := fs.String("thresholds", "0.35,0.4,0.45,0.5,0.6", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
 	level := fs.Float64("level", rerank.DefaultInjectLevel, "the least probability of an injected candidate (rerank.Inject.Level)")
+	maxPicks := fs.Int("max-picks", rerank.DefaultInjectMaxPicks, "the most candidates a retrieval injects (rerank.Inject.MaxPicks; 0: Selection.MaxResults)")
 	plotPath := fs.String("plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
 	lexical := fs.Bool("lexical", false, "fit the embedder-free model: without the vector score (cosine), for stores whose embedder is not the one a model was fitted for (rerank.DefaultLexicalModel)")
 	leaveOut := fs.Bool("leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
@@ -106,6 +108,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			tq := trainQuery{suite: s.Name, category: q.Category, held: heldBack(s.Name, q, byPerson), relevant: len(rel)}
 			tq.ranked = res.Ranked[:min(len(res.Ranked), *top)]
+			tq.unknown = res.Trace.UnknownNames
 			for j := range tq.ranked {
 				x := rerank.Features(res.Ranked, j, res.Signals, nil)
 				if *lexical {
@@ -175,15 +178,18 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "plot: %s\n", *plotPath)
 	}
 
-	sel := cfg.Opts.Rank.Select
-	cells := decisions(qs, probs, func(q trainQuery) bool { return q.held }, ths, *level, sel)
+	// the decision judged: the preset's gate and selection, the model's
+	// picks by -level and -max-picks (oneConfig cleared the preset's Inject)
+	judge := cfg.Opts.Rank
+	judge.Inject = rerank.Inject{Level: *level, MaxPicks: *maxPicks, AnyDepth: rerank.DefaultInjectAnyDepth}
+	cells := decisions(qs, probs, func(q trainQuery) bool { return q.held }, ths, judge)
 	dec := decisionTable(cells, nil)
 	fmt.Fprintln(stdout)
 	dec.write(stdout, f.md)
 	var loso []decisionCell
 	if *leaveOut && len(dirs) > 1 {
 		var eces map[string]float64
-		if loso, eces, err = leaveOneSuiteOut(qs, skipped, fo, ths, *level, sel, stderr); err != nil {
+		if loso, eces, err = leaveOneSuiteOut(qs, skipped, fo, ths, judge, stderr); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nleave-one-suite-out: each suite judged, every query of it, by a model fitted on all the other suites\n\n")
@@ -227,10 +233,11 @@ type decisionCell struct {
 	Quality         quality
 }
 
-// decisions judges the queries include admits by their candidates'
-// probabilities (probs[i] of qs[i]) at each threshold, per suite and per
-// suite and category.
-func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool, ths []float64, level float64, sel rerank.Selection) []decisionCell {
+// decisions judges the queries include admits as a retrieval with dec's gate,
+// selection and Inject (its Threshold each of ths) decides by their
+// candidates' probabilities (probs[i] of qs[i]), per suite and per suite and
+// category.
+func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool, ths []float64, dec rerank.Options) []decisionCell {
 	var cells []decisionCell
 	for _, th := range ths {
 		groups := map[[2]string][]outcome{}
@@ -248,8 +255,13 @@ func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool
 			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
 				o.relevant[fmt.Sprintf("missing:%d", k)] = true
 			}
-			in := rerank.Inject{Threshold: th, Level: level, AnyDepth: rerank.DefaultInjectAnyDepth}
-			for _, p := range in.Select(q.ranked, probs[i], sel) {
+			in := dec.Inject
+			in.Threshold = th
+			var picks []rerank.Pick
+			if dec.Gate.Decline(q.ranked, q.unknown) == "" {
+				picks = in.Select(q.ranked, probs[i], dec.Select)
+			}
+			for _, p := range picks {
 				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
 			}
 			o.inject = len(o.picked) > 0
@@ -299,7 +311,7 @@ func decisionTable(cells []decisionCell, eces map[string]float64) *table {
 // candidates (both halves, skipped categories left out as in the main fit)
 // and judges every query of that suite with it: the decision on a suite it
 // has never seen. It returns the cells and each suite's calibration error.
-func leaveOneSuiteOut(qs []trainQuery, skipped map[string]bool, fo rerank.FitOptions, ths []float64, level float64, sel rerank.Selection, stderr io.Writer) ([]decisionCell, map[string]float64, error) {
+func leaveOneSuiteOut(qs []trainQuery, skipped map[string]bool, fo rerank.FitOptions, ths []float64, dec rerank.Options, stderr io.Writer) ([]decisionCell, map[string]float64, error) {
 	var suites []string
 	for _, q := range qs {
 		if !slices.Contains(suites, q.suite) {
@@ -336,7 +348,7 @@ func leaveOneSuiteOut(qs []trainQuery, skipped map[string]bool, fo rerank.FitOpt
 			}
 		}
 		_, eces[s] = rerank.Reliability(ps, py, 10)
-		cells = append(cells, decisions(qs, probs, func(q trainQuery) bool { return q.suite == s }, ths, level, sel)...)
+		cells = append(cells, decisions(qs, probs, func(q trainQuery) bool { return q.suite == s }, ths, dec)...)
 	}
 	return cells, eces, nil
 }
