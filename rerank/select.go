@@ -26,6 +26,27 @@ func (r Relevance) String() string {
 	return fmt.Sprintf("Relevance(%d)", int(r))
 }
 
+// MarshalText writes "high" or "medium"; an unknown Relevance is an error.
+func (r Relevance) MarshalText() ([]byte, error) {
+	if r != High && r != Medium {
+		return nil, fmt.Errorf("rerank: relevance %d has no name", int(r))
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText reads "high" or "medium".
+func (r *Relevance) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "high":
+		*r = High
+	case "medium":
+		*r = Medium
+	default:
+		return fmt.Errorf("rerank: relevance %q: want high or medium", b)
+	}
+	return nil
+}
+
 // Pick is a selected candidate.
 type Pick struct {
 	Scored

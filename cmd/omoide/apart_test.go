@@ -83,8 +83,8 @@ func FuzzPeopleApart(f *testing.F) {
 				var out packJSON
 				json.Unmarshal(rec.Body.Bytes(), &out)
 				for _, hit := range out.Hits {
-					if hit.User != ub {
-						t.Fatalf("HTTP %s: %q sees %q's secret", req.URL.Path, b, hit.User)
+					if hit.Episode.User != ub {
+						t.Fatalf("HTTP %s: %q sees %q's secret", req.URL.Path, b, hit.Episode.User)
 					}
 				}
 			}
@@ -209,13 +209,13 @@ func TestPeopleApartCommandLine(t *testing.T) {
 			}
 			continue
 		}
-		var res resultJSON
+		var res retriever.Result
 		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 			t.Fatalf("retrieve as %q: exit %d, %v %s", b, code, err, errOut)
 		}
 		for _, h := range append(res.Hits, res.Candidates...) {
-			if h.User != p[1] {
-				t.Fatalf("retrieve as %q sees %q's episode", b, h.User)
+			if h.Episode.User != p[1] {
+				t.Fatalf("retrieve as %q sees %q's episode", b, h.Episode.User)
 			}
 		}
 	}

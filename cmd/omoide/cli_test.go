@@ -17,6 +17,7 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/retriever"
 )
 
 // clearEnv keeps the environment of the machine out of the tests.
@@ -206,15 +207,15 @@ func TestIngestTranscript(t *testing.T) {
 		t.Fatalf("ingest with a block appended: %q", out)
 	}
 	out = mustRun(t, "retrieve", "-db", db, "-user", "yui", "-now", testNow, "-no-context", "-json", "駅前のラーメン屋")
-	var res resultJSON
+	var res retriever.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) == 0 || res.Hits[0].ExternalID != "yui:2025-06-01T12:30:00Z:1" {
+	if len(res.Hits) == 0 || res.Hits[0].Episode.ExternalID != "yui:2025-06-01T12:30:00Z:1" {
 		t.Fatalf("first hit is not the ramen block: %+v", res.Hits)
 	}
-	if res.Hits[0].UserText != "昨日、駅前のラーメン屋に行ったよ\n味噌バターが最高だった" {
-		t.Errorf("multi-line message: %q", res.Hits[0].UserText)
+	if res.Hits[0].Episode.UserText != "昨日、駅前のラーメン屋に行ったよ\n味噌バターが最高だった" {
+		t.Errorf("multi-line message: %q", res.Hits[0].Episode.UserText)
 	}
 	eps := storedEpisodes(t, db, "yui")
 	want := []struct{ ext, source, user, reply string }{
@@ -274,22 +275,22 @@ func TestRetrieve(t *testing.T) {
 	})
 	t.Run("json with -context and candidates", func(t *testing.T) {
 		out := mustRun(t, append(base, "-context", ctxFile, "-candidates", "-json", "-text", "ラーメン食べたい")...)
-		var res resultJSON
+		var res retriever.Result
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		if len(res.Hits) == 0 || len(res.Candidates) < len(res.Hits) {
 			t.Fatalf("hits %d, candidates %d", len(res.Hits), len(res.Candidates))
 		}
-		if res.Hits[0].ExternalID != "haruka:r1" || res.Hits[0].Relevance != "high" || res.Hits[0].RRFNorm <= 0 {
+		if res.Hits[0].Episode.ExternalID != "haruka:r1" || res.Hits[0].Relevance != rerank.High || res.Hits[0].RRFNorm <= 0 {
 			t.Errorf("first hit %+v", res.Hits[0])
 		}
 		for _, h := range append(res.Hits, res.Candidates...) {
-			if h.User != "haruka" {
-				t.Errorf("hit of user %q", h.User)
+			if h.Episode.User != "haruka" {
+				t.Errorf("hit of user %q", h.Episode.User)
 			}
 		}
-		if len(res.Trace.Queries) != 2 || !strings.Contains(res.Trace.Queries[1], "お腹すいた") || res.Trace.TotalUS <= 0 {
+		if len(res.Trace.Queries) != 2 || !strings.Contains(res.Trace.Queries[1], "お腹すいた") || res.Trace.Total <= 0 {
 			t.Errorf("trace %+v: want two queries, the second with the context", res.Trace)
 		}
 	})
@@ -315,7 +316,7 @@ func TestRetrieve(t *testing.T) {
 		// The episode of 2025-06-01 is 30 days before -now: -max-age-days 7
 		// hides it, the default (any age) finds it.
 		hits := func(args ...string) int {
-			var res resultJSON
+			var res retriever.Result
 			if err := json.Unmarshal([]byte(mustRun(t, append(append(base, "-no-context", "-json"), args...)...)), &res); err != nil {
 				t.Fatal(err)
 			}
@@ -329,8 +330,8 @@ func TestRetrieve(t *testing.T) {
 		}
 	})
 	t.Run("inject threshold and model", func(t *testing.T) {
-		hits := func(args ...string) []hitJSON {
-			var res resultJSON
+		hits := func(args ...string) []retriever.Hit {
+			var res retriever.Result
 			if err := json.Unmarshal([]byte(mustRun(t, append(append(base, "-no-context", "-json"), args...)...)), &res); err != nil {
 				t.Fatal(err)
 			}
@@ -386,12 +387,12 @@ func TestStatsDeleteForget(t *testing.T) {
 		}
 	}
 
-	var res resultJSON
+	var res retriever.Result
 	json.Unmarshal([]byte(mustRun(t, "retrieve", "-db", db, "-user", "haruka", "-now", testNow, "-no-context", "-json", "猫のこむぎ")), &res)
-	if len(res.Hits) == 0 || res.Hits[0].ExternalID != "haruka:r3" {
+	if len(res.Hits) == 0 || res.Hits[0].Episode.ExternalID != "haruka:r3" {
 		t.Fatalf("hits %+v", res.Hits)
 	}
-	id := res.Hits[0].ID
+	id := res.Hits[0].Episode.ID
 
 	if out := mustRun(t, "delete", "-db", db, "-id", itoa(id)); !strings.Contains(out, "1 episodes deleted") || !strings.Contains(out, "haruka:r3") {
 		t.Errorf("delete -id: %q", out)
@@ -508,11 +509,11 @@ func TestReadOnlyFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res resultJSON
+	var res retriever.Result
 	if err := json.Unmarshal([]byte(mustRun(t, "retrieve", "-db", db, "-readonly", "-user", "haruka", "-now", testNow, "-no-context", "-json", "猫のこむぎ")), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) == 0 || res.Hits[0].ExternalID != "haruka:r3" {
+	if len(res.Hits) == 0 || res.Hits[0].Episode.ExternalID != "haruka:r3" {
 		t.Fatalf("retrieve -readonly: hits %+v", res.Hits)
 	}
 	if out := mustRun(t, "stats", "-db", db, "-readonly"); !strings.Contains(out, "episodes       5") {

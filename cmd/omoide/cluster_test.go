@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/omoide/omoide/retriever"
 	"io"
 	"net"
 	"net/http"
@@ -325,7 +326,7 @@ func TestCluster(t *testing.T) {
 		out := map[string]string{}
 		for i := 0; i < people; i += 37 {
 			var res struct {
-				Hits []hitJSON `json:"hits"`
+				Hits []retriever.Hit `json:"hits"`
 			}
 			q := map[string]any{"text": "猫と山の話", "now": "2025-07-01T00:00:00Z", "recent": []any{}}
 			if err := postAs(c.proxy+"/v1/users/"+user(i)+"/retrieve", user(i), q, &res); err != nil {
@@ -333,10 +334,10 @@ func TestCluster(t *testing.T) {
 			}
 			var ids []string
 			for _, h := range res.Hits {
-				if h.User != user(i) {
-					t.Fatalf("retrieve for %s returned %s's episode", user(i), h.User)
+				if h.Episode.User != user(i) {
+					t.Fatalf("retrieve for %s returned %s's episode", user(i), h.Episode.User)
 				}
-				ids = append(ids, h.ExternalID)
+				ids = append(ids, h.Episode.ExternalID)
 			}
 			out[user(i)] = strings.Join(ids, ",")
 		}

@@ -106,7 +106,7 @@ func TestServeOffThePath(t *testing.T) {
 	}
 	found := func(out map[string]any, ext string) bool {
 		for _, h := range hitsOf(t, out, "hits") {
-			if h.ExternalID == ext {
+			if h.Episode.ExternalID == ext {
 				return true
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
 )
 
 // runningServer is the serve subcommand running on loopback for a test.
@@ -186,9 +187,9 @@ func TestServeIsolation(t *testing.T) {
 			req["strategy"] = "full"
 		}
 		var out struct {
-			Section    string    `json:"section"`
-			Hits       []hitJSON `json:"hits"`
-			Candidates []hitJSON `json:"candidates"`
+			Section    string          `json:"section"`
+			Hits       []retriever.Hit `json:"hits"`
+			Candidates []retriever.Hit `json:"candidates"`
 		}
 		if _, err := postJSON(client, rs.base+path, token, req, &out); err != nil {
 			t.Fatalf("%s for %q: %v", path, u, err)
@@ -198,8 +199,8 @@ func TestServeIsolation(t *testing.T) {
 		}
 		for _, h := range append(out.Hits, out.Candidates...) {
 			checked++
-			if h.User != u || owner[h.ID] != u {
-				t.Fatalf("%s for %q returned episode %d of %q (stored for %q)", path, u, h.ID, h.User, owner[h.ID])
+			if h.Episode.User != u || owner[h.Episode.ID] != u {
+				t.Fatalf("%s for %q returned episode %d of %q (stored for %q)", path, u, h.Episode.ID, h.Episode.User, owner[h.Episode.ID])
 			}
 		}
 		for i := range users {

@@ -142,9 +142,9 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	switch {
 	case *asJSON && *pack:
-		return writeJSON(stdout, packJSON{Section: section, Inject: section != "", Hits: toHitsJSON(res.Hits), Trace: toTraceJSON(res.Trace)})
+		return writeJSON(stdout, packOf(section, res))
 	case *asJSON:
-		return writeJSON(stdout, toResultJSON(res))
+		return writeJSON(stdout, res)
 	case *pack:
 		if section == "" {
 			fmt.Fprintf(stderr, "omoide retrieve: nothing worth injecting (%d episodes picked)\n", len(res.Hits))

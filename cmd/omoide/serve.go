@@ -793,7 +793,7 @@ func (s *server) retrieve(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toResultJSON(res), nil
+	return res, nil
 }
 
 func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -817,7 +817,7 @@ func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, err
 	}
 	section := memorypack.RenderEvidence(omoide.EvidenceOf(res), opts)
-	return packJSON{Section: section, Inject: section != "", Hits: toHitsJSON(res.Hits), Trace: toTraceJSON(res.Trace)}, nil
+	return packOf(section, res), nil
 }
 
 func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, error) {
