@@ -132,12 +132,12 @@ func (in Inject) Any(probs []float64) float64 {
 
 // Select picks, in order among the first len(probs) candidates, those whose
 // probability reaches Level, near-copies of an earlier pick skipped and at
-// most MaxPicks and o.MaxResults, when the retrieval's probability (Any) reaches
-// Threshold; else nothing. The first pick is High (it carries the
-// retrieval's decision), and so is any other whose own probability reaches
-// Threshold; the rest are Medium.
+// most MaxPicks and o.MaxResults. Whether the retrieval injects at all (Any
+// against Threshold) is Options.Decide's to test. The first pick is High (it
+// carries the retrieval's decision), and so is any other whose own
+// probability reaches Threshold; the rest are Medium.
 func (in Inject) Select(scored []Scored, probs []float64, o Selection) []Pick {
-	if len(probs) == 0 || in.Any(probs) < in.Threshold {
+	if len(probs) == 0 {
 		return nil
 	}
 	if in.MaxPicks > 0 {

@@ -36,8 +36,9 @@ func TestInject(t *testing.T) {
 		t.Errorf("reason %q", got[1].Reason())
 	}
 	// 1 − 0.9·0.8 = 0.28: nothing, though the third alone is 0.45.
-	if got := in.Select(scored, []float64{0.1, 0.2, 0.45}, sel); got != nil {
-		t.Errorf("picks %v, want none (only the first AnyDepth count)", ids(got))
+	o := Options{Inject: in, Select: sel}
+	if got, why := o.Decide(scored, nil, func() []float64 { return []float64{0.1, 0.2, 0.45} }); got != nil || !strings.Contains(why, "0.280") {
+		t.Errorf("picks %v, declined %q: want none, at 0.280 (only the first AnyDepth count)", ids(got), why)
 	}
 	got = in.Select(scored, []float64{0.2, 0.9, 0.6}, sel)
 	if len(got) != 3 || got[0].Relevance != High || got[1].Relevance != High || got[2].Relevance != High {
@@ -189,5 +190,25 @@ func BenchmarkInject(b *testing.B) {
 	for b.Loop() {
 		probs := in.Probabilities(scored, c.s)
 		in.Select(scored, probs, sel)
+	}
+}
+
+// TestDecide: the decision's sequence. The gate decides first, and then the
+// model's probabilities are never computed; past it the model decides when
+// it has probabilities, the rules when it has none.
+func TestDecide(t *testing.T) {
+	scored := []Scored{{Candidate: Candidate{ID: 1}, Final: 0.9}, {Candidate: Candidate{ID: 2}, Final: 0.5}}
+	o := Options{Gate: Gate{UnknownNames: true}, Select: Selection{MaxResults: 5, Medium: 0.6},
+		Inject: Inject{Threshold: 0.5, Level: 0.2, AnyDepth: 5}}
+	called := 0
+	probs := func() []float64 { called++; return []float64{0.9, 0.3} }
+	if picks, why := o.Decide(scored, []string{"carolin"}, probs); picks != nil || !strings.Contains(why, "carolin") || called != 0 {
+		t.Errorf("unknown name: picks %d, declined %q, probabilities computed %d times; want the gate's no, none computed", len(picks), why, called)
+	}
+	if picks, why := o.Decide(scored, nil, probs); len(picks) != 2 || why != "" || called != 1 || picks[0].Probability != 0.9 {
+		t.Errorf("model: picks %+v, declined %q: want both, by probability", picks, why)
+	}
+	if picks, why := o.Decide(scored, nil, nil); len(picks) != 1 || why != "" || picks[0].Probability != 0 {
+		t.Errorf("rules: picks %+v, declined %q: want the first alone (Medium 0.6)", picks, why)
 	}
 }

@@ -110,13 +110,13 @@ func (rt *retrieval) neighbors(ctx context.Context) error {
 
 // gate looks up the message's names the person's memory never held, when
 // the gate checks names, the relevance model weighs them or the candidates'
-// features are asked for (Result.Signals), and lets the
-// gate decide (rerank.Gate); with a relevance model, its probability
-// decides (rerank.Inject).
+// features are asked for (Result.Signals), and decides (rerank.Options.Decide:
+// the gate, then the relevance model's probabilities when it decides, else
+// the rules).
 func (rt *retrieval) gate(ctx context.Context) error {
-	g, in := rt.opts.Rank.Gate, rt.opts.Rank.Inject
+	ro := rt.opts.Rank
 	var unknown []string
-	if (g.UnknownNames || in.On() || rt.withCandidates) && len(rt.scored) > 0 {
+	if (ro.Gate.UnknownNames || ro.Inject.On() || rt.withCandidates) && len(rt.scored) > 0 {
 		var err error
 		if unknown, err = rt.unknownNames(ctx); err != nil {
 			return err
@@ -125,18 +125,19 @@ func (rt *retrieval) gate(ctx context.Context) error {
 		rt.unknown = unknown
 	}
 	rt.tr.Decision = rt.decision
-	why := g.Decline(rt.scored, unknown)
-	if in.On() && why == "" {
-		rt.probs = in.Probabilities(rt.scored, rt.signals())
-		if p := in.Any(rt.probs); len(rt.probs) > 0 {
-			rt.tr.Probability = p
-			if p < in.Threshold {
-				why = fmt.Sprintf("the relevance model gives %.3f that one of the first candidates is relevant, below %.2f", p, in.Threshold)
+	var probs func() []float64
+	if ro.Inject.On() {
+		probs = func() []float64 {
+			rt.probs = ro.Inject.Probabilities(rt.scored, rt.signals())
+			if len(rt.probs) > 0 {
+				rt.tr.Probability = ro.Inject.Any(rt.probs)
 			}
+			return rt.probs
 		}
 	}
+	var why string
+	rt.picks, why = ro.Decide(rt.scored, unknown, probs)
 	if why != "" {
-		rt.declined = true
 		rt.tr.Declined = why
 		rt.tr.Gated = len(rt.scored)
 	}
@@ -167,9 +168,8 @@ func (rt *retrieval) unknownNames(ctx context.Context) ([]string, error) {
 	return unknown, nil
 }
 
-// pick selects the hits (rerank.Inject.Select with a relevance model, else
-// rerank.Select) unless the retrieval was declined, and
-// reports the candidates when asked for.
+// pick makes the hits of the picks gate decided, and reports the candidates
+// when asked for.
 func (rt *retrieval) pick(res *Result) {
 	if rt.withCandidates {
 		res.Candidates = make([]Hit, len(rt.scored))
@@ -182,14 +182,7 @@ func (rt *retrieval) pick(res *Result) {
 		res.Ranked = rt.scored
 		res.Signals = rt.signals()
 	}
-	var picks []rerank.Pick
-	switch ro := rt.opts.Rank; {
-	case rt.declined:
-	case ro.Inject.On():
-		picks = ro.Inject.Select(rt.scored, rt.probs, ro.Select)
-	default:
-		picks = rerank.Select(rt.scored, ro.Select)
-	}
+	picks := rt.picks
 	rt.tr.Rerank = time.Since(rt.rankStart)
 	rt.tr.Picked = len(picks)
 	res.Hits = make([]Hit, len(picks))

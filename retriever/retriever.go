@@ -263,9 +263,9 @@ type retrieval struct {
 	byID      map[int64]episode.Episode // the ranked candidates' episodes
 	query     rerank.Query
 	scored    []rerank.Scored
-	unknown   []string  // the message's names the memory never held
-	declined  bool      // the gate or the relevance model declined the retrieval
-	probs     []float64 // the relevance model's of the first candidates (rerank.Inject)
+	unknown   []string      // the message's names the memory never held
+	picks     []rerank.Pick // what the decision picked (rerank.Options.Decide)
+	probs     []float64     // the relevance model's of the first candidates (rerank.Inject)
 }
 
 // New returns a Retriever over store with opts, or an error naming the first

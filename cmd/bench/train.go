@@ -255,12 +255,9 @@ func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool
 			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
 				o.relevant[fmt.Sprintf("missing:%d", k)] = true
 			}
-			in := dec.Inject
-			in.Threshold = th
-			var picks []rerank.Pick
-			if dec.Gate.Decline(q.ranked, q.unknown) == "" {
-				picks = in.Select(q.ranked, probs[i], dec.Select)
-			}
+			d := dec
+			d.Inject.Threshold = th
+			picks, _ := d.Decide(q.ranked, q.unknown, func() []float64 { return probs[i] })
 			for _, p := range picks {
 				o.picked = append(o.picked, fmt.Sprint(indexOf(q.ranked, p.ID)))
 			}

@@ -137,18 +137,15 @@ func (q tuneQuery) replay(o rerank.Options) []rerank.Scored {
 	return nb.Add(fused, nb.Raise(fused, adj), added)
 }
 
-// picks are the picks of a replayed ranking under o: none when the gate
-// declines, else rerank.Select's, without the High test of the first pick
-// when anyHigh (sweep applies each High itself).
+// picks are the picks of a replayed ranking under o by the rules
+// (rerank.Options.Decide without a model), without the High test of the
+// first pick when anyHigh (sweep applies each High itself).
 func (q tuneQuery) picks(sorted []rerank.Scored, o rerank.Options, anyHigh bool) []rerank.Pick {
-	if o.Gate.Decline(sorted, q.unknown) != "" {
-		return nil
-	}
-	sel := o.Select
 	if anyHigh {
-		sel.High = 0
+		o.Select.High = 0
 	}
-	return rerank.Select(sorted, sel)
+	picks, _ := o.Decide(sorted, q.unknown, nil)
+	return picks
 }
 
 // tuneCell is the figures of one (weights, medium, high) setting.
