@@ -6,40 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"time"
 	"unicode/utf8"
 )
-
-// Record is an episode as omoide's JSON Lines carry it: what ingest reads
-// (and the HTTP API takes) and Export writes, so that a person's memory moves
-// between stores and programs.
-type Record struct {
-	ID          string      `json:"id"` // the external id
-	User        string      `json:"user"`
-	UserText    string      `json:"user_text"`
-	ReplyText   string      `json:"reply_text"`
-	OccurredAt  time.Time   `json:"occurred_at"`
-	Source      string      `json:"source"`
-	Kind        Kind        `json:"kind"`
-	State       State       `json:"state"`
-	Sensitivity Sensitivity `json:"sensitivity"`
-}
-
-// ExportIDPrefix names an episode stored without an external id in an
-// export: "omoide:" and its id in the store, so that importing the export
-// twice adds it once.
-const ExportIDPrefix = "omoide:"
-
-// RecordOf returns e as a Record.
-func RecordOf(e Episode) Record {
-	id := e.ExternalID
-	if id == "" {
-		id = ExportIDPrefix + strconv.FormatInt(e.ID, 10)
-	}
-	return Record{ID: id, User: e.User, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt.UTC(),
-		Source: e.Source, Kind: e.Kind, State: e.State, Sensitivity: e.Sensitivity}
-}
 
 // Episodes returns up to limit of user's episodes whose id is above after,
 // in id order (the order they were added): a person's memory, page by page.

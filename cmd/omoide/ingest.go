@@ -331,14 +331,14 @@ func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.E
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var in episodeInput
+		var in episode.Record
 		err = decodeStrictBytes(b, &in)
 		var e episode.Episode
 		if err == nil {
 			if in.ID == "" && in.ExternalID == "" {
 				err = errors.New("id is missing (ingest needs it to stay idempotent)")
 			} else {
-				e, err = in.episode(time.Time{})
+				e, err = in.Episode(time.Time{})
 			}
 		}
 		if err != nil {

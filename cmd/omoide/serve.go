@@ -583,7 +583,7 @@ func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store fun
 // missing user and must be every episode's. Every error is a 400 naming the
 // problem.
 func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode, error) {
-	var inputs []episodeInput
+	var inputs []episode.Record
 	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
 	case len(b) > 0 && b[0] == '[':
 		if err := decodeStrictBytes(raw, &inputs); err != nil {
@@ -591,7 +591,7 @@ func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode
 		}
 	case len(b) > 0 && b[0] == '{':
 		var body struct {
-			Episodes []episodeInput `json:"episodes"`
+			Episodes []episode.Record `json:"episodes"`
 		}
 		if err := decodeStrictBytes(raw, &body); err != nil {
 			return nil, badRequest("invalid JSON body: %v", err)
@@ -611,7 +611,7 @@ func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode
 				return nil, err
 			}
 		}
-		e, err := in.episode(now)
+		e, err := in.Episode(now)
 		if err != nil {
 			return nil, badRequest("episodes[%d]: %v", i, err)
 		}
