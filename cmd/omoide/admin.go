@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -228,7 +229,7 @@ default: private and secret episodes, archived ones), which a request's filter c
 	if err != nil {
 		return err
 	}
-	js := toStatsJSON(sc.db, st)
+	js := wire.StatsOf(sc.db, st)
 	classes, err := store.Classes(ctx, "")
 	if err != nil {
 		return err

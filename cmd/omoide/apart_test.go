@@ -16,6 +16,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/retriever"
 )
 
@@ -80,7 +81,7 @@ func FuzzPeopleApart(f *testing.F) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code == 200 && strings.Contains(rec.Body.String(), secretOf) {
-				var out packJSON
+				var out wire.Pack
 				json.Unmarshal(rec.Body.Bytes(), &out)
 				for _, hit := range out.Hits {
 					if hit.Episode.User != ub {

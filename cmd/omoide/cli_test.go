@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
@@ -111,7 +112,7 @@ func TestIngestJSONLIsIdempotent(t *testing.T) {
 			}
 		})
 	}
-	var st statsJSON
+	var st wire.Stats
 	if err := json.Unmarshal([]byte(mustRun(t, "stats", "-db", db, "-json")), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestRetrieve(t *testing.T) {
 			t.Errorf("pack -reasons:\n%s", out)
 		}
 		out = mustRun(t, append(base, "-no-context", "-pack", "-strategy", "summarize", "-json", "麺屋こはくの味噌バターラーメン")...)
-		var p packJSON
+		var p wire.Pack
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +415,7 @@ func TestStatsDeleteForget(t *testing.T) {
 	if out := mustRun(t, "forget", "-db", db, "-user", "kenta"); !strings.Contains(out, "0 episodes removed") {
 		t.Errorf("forget again: %q", out)
 	}
-	var st statsJSON
+	var st wire.Stats
 	json.Unmarshal([]byte(mustRun(t, "stats", "-db", db, "-json")), &st)
 	if st.Episodes != 1 || st.Users != 1 || st.FTSRows != 1 || st.VectorRows != 1 || !st.Consistent {
 		t.Errorf("stats after deletes: %+v", st)

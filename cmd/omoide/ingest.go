@@ -15,6 +15,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 )
 
@@ -332,7 +333,7 @@ func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.E
 			return err
 		}
 		var in episode.Record
-		err = decodeStrictBytes(b, &in)
+		err = wire.DecodeBytes(b, &in)
 		var e episode.Episode
 		if err == nil {
 			if in.ID == "" && in.ExternalID == "" {
@@ -385,7 +386,7 @@ func (in *ingester) add(ctx context.Context, where string, e episode.Episode) er
 	}
 	in.lastWhere = where
 	in.pending = append(in.pending, e)
-	in.unsearched += unsearched(in.mem.Retriever.Options().Filter, []episode.Episode{e})
+	in.unsearched += wire.Unsearched(in.mem.Retriever.Options().Filter, []episode.Episode{e})
 	in.read++
 	if len(in.pending) >= in.batch {
 		return in.flush(ctx)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -142,7 +143,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	switch {
 	case *asJSON && *pack:
-		return writeJSON(stdout, packOf(section, res))
+		return writeJSON(stdout, wire.PackOf(section, res))
 	case *asJSON:
 		return writeJSON(stdout, res)
 	case *pack:
@@ -168,11 +169,11 @@ func readContextFile(name string) ([]retriever.Message, error) {
 		defer f.Close()
 		r = f
 	}
-	var ms []messageInput
-	if err := decodeStrict(r, &ms); err != nil {
+	var ms []wire.Message
+	if err := wire.Decode(r, &ms); err != nil {
 		return nil, fmt.Errorf("%v (want [{\"role\": \"user\", \"content\": \"...\"}, ...])", err)
 	}
-	out, err := messages(ms)
+	out, err := wire.Messages(ms)
 	if out == nil && err == nil {
 		out = []retriever.Message{} // null: no context
 	}

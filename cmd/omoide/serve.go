@@ -22,6 +22,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -528,7 +529,7 @@ func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 // readJSON decodes the body strictly into v, within the body limit.
 func (s *server) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	if err := decodeStrict(r.Body, v); err != nil {
+	if err := wire.Decode(r.Body, v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
@@ -573,7 +574,7 @@ func (s *server) storeEpisodes(w http.ResponseWriter, r *http.Request, store fun
 		return nil, err
 	}
 	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
-	return map[string]any{"ids": ids, "unsearched": unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
+	return map[string]any{"ids": ids, "unsearched": wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
 }
 
 // decodeEpisodes decodes and validates the body of POST /v1/episodes (one
@@ -586,14 +587,14 @@ func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode
 	var inputs []episode.Record
 	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
 	case len(b) > 0 && b[0] == '[':
-		if err := decodeStrictBytes(raw, &inputs); err != nil {
+		if err := wire.DecodeBytes(raw, &inputs); err != nil {
 			return nil, badRequest("invalid JSON body: %v", err)
 		}
 	case len(b) > 0 && b[0] == '{':
 		var body struct {
 			Episodes []episode.Record `json:"episodes"`
 		}
-		if err := decodeStrictBytes(raw, &body); err != nil {
+		if err := wire.DecodeBytes(raw, &body); err != nil {
 			return nil, badRequest("invalid JSON body: %v", err)
 		}
 		inputs = body.Episodes
@@ -633,7 +634,7 @@ func (r *rawJSON) UnmarshalJSON(b []byte) error {
 type retrieveRequest struct {
 	User           string         `json:"user"`
 	Text           string         `json:"text"`
-	Recent         []messageInput `json:"recent"`
+	Recent         []wire.Message `json:"recent"`
 	Now            *time.Time     `json:"now"`
 	TZ             string         `json:"tz"`
 	WithCandidates bool           `json:"with_candidates"`
@@ -734,7 +735,7 @@ func (q retrieveRequest) request(base retriever.Filter, maxSens episode.Sensitiv
 	if strings.TrimSpace(q.User) == "" {
 		return retriever.Request{}, badRequest("user is missing")
 	}
-	recent, err := messages(q.Recent)
+	recent, err := wire.Messages(q.Recent)
 	if err != nil {
 		return retriever.Request{}, badRequest("%v", err)
 	}
@@ -817,7 +818,7 @@ func (s *server) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, err
 	}
 	section := memorypack.RenderEvidence(omoide.EvidenceOf(res), opts)
-	return packOf(section, res), nil
+	return wire.PackOf(section, res), nil
 }
 
 func (s *server) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -950,11 +951,11 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
 		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": err.Error()})
 		return nil, errWritten
 	}
-	js := toStatsJSON("", st) // the file's path stays private
+	js := wire.StatsOf("", st) // the file's path stays private
 	return struct {
 		OK   bool   `json:"ok"`
 		Node string `json:"node,omitempty"`
-		statsJSON
+		wire.Stats
 	}{true, s.cfg.Node, js}, nil
 }
 

@@ -1,31 +1,33 @@
-package main
+package wire
 
 import (
+	"cmp"
+
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/retriever"
 )
 
-// packJSON is a rendered EPISODE_EVIDENCE section with the retrieval behind
+// Pack is a rendered EPISODE_EVIDENCE section with the retrieval behind
 // it ("retrieve -pack -json", POST /v1/pack); Section is "" and Inject false
 // when nothing is worth injecting. Hits and Trace are retriever's JSON.
-type packJSON struct {
+type Pack struct {
 	Section string          `json:"section"`
 	Inject  bool            `json:"inject"`
 	Hits    []retriever.Hit `json:"hits"`
 	Trace   retriever.Trace `json:"trace"`
 }
 
-// packOf is the pack of a retrieval and its rendered section.
-func packOf(section string, res retriever.Result) packJSON {
+// PackOf is the pack of a retrieval and its rendered section.
+func PackOf(section string, res retriever.Result) Pack {
 	hits := res.Hits
 	if hits == nil {
 		hits = []retriever.Hit{}
 	}
-	return packJSON{Section: section, Inject: section != "", Hits: hits, Trace: res.Trace}
+	return Pack{Section: section, Inject: section != "", Hits: hits, Trace: res.Trace}
 }
 
-// statsJSON is episode.Stats.
-type statsJSON struct {
+// Stats is episode.Stats.
+type Stats struct {
 	Path          string `json:"path,omitempty"`
 	SchemaVersion int    `json:"schema_version"`
 	Embedder      string `json:"embedder"` // name/dim
@@ -47,9 +49,21 @@ type statsJSON struct {
 	Decision string `json:"decision,omitempty"`
 }
 
-func toStatsJSON(path string, st episode.Stats) statsJSON {
-	return statsJSON{Path: path, SchemaVersion: st.SchemaVersion, Embedder: st.Embedder.String(),
+// StatsOf returns the statistics of the store at path ("" leaves it out).
+func StatsOf(path string, st episode.Stats) Stats {
+	return Stats{Path: path, SchemaVersion: st.SchemaVersion, Embedder: st.Embedder.String(),
 		EmbedderName: st.Embedder.Name, EmbedderDim: st.Embedder.Dim, Analyzer: st.Analyzer,
 		Episodes: st.Episodes, Users: st.Users, FTSRows: st.FTSRows, VectorRows: st.VectorRows,
 		Consistent: st.Episodes == st.FTSRows && st.Episodes == st.VectorRows, FileBytes: st.FileBytes, FreeBytes: st.FreeBytes}
+}
+
+// Unsearched counts the episodes f leaves out of every search.
+func Unsearched(f retriever.Filter, eps []episode.Episode) int {
+	n := 0
+	for _, e := range eps {
+		if !f.Admits(cmp.Or(e.Kind, episode.KindEpisode), e.State, e.Sensitivity) {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,120 @@
+// Package wire holds what omoide's JSON input and output share between the
+// command line and the HTTP API (package omoidehttp): strict decoding of UTF-8
+// JSON, the recent turns of a request, and the shapes of a pack and of a
+// store's statistics. The records themselves are the library's
+// (episode.Record, retriever.Result).
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Decode decodes exactly one JSON value from r into v, rejecting
+// text that is not UTF-8 (CheckText), unknown fields and trailing data.
+func Decode(r io.Reader, v any) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	return DecodeBytes(b, v)
+}
+
+// CheckText returns an error when b is not valid UTF-8 or escapes a lone
+// surrogate ("\ud800" without its pair): encoding/json would replace either
+// with U+FFFD, and two people whose names differ only there would become
+// one. Other encodings (Shift_JIS) are refused, not converted.
+func CheckText(b []byte) error {
+	if !utf8.Valid(b) {
+		off := 0
+		for off < len(b) {
+			r, n := utf8.DecodeRune(b[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return fmt.Errorf("not valid UTF-8 at byte %d (send UTF-8: other encodings such as Shift_JIS are refused, not converted)", off)
+	}
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++ // an escaped character, "\\" too
+			continue
+		}
+		r1, ok := hex4(b[i+2:])
+		if !ok {
+			continue // the decoder names it
+		}
+		switch {
+		case utf16.IsSurrogate(r1) && r1 < 0xdc00:
+			if len(b) >= i+12 && b[i+6] == '\\' && b[i+7] == 'u' {
+				if r2, ok := hex4(b[i+8:]); ok && r2 >= 0xdc00 && r2 <= 0xdfff {
+					i += 11
+					continue
+				}
+			}
+			return fmt.Errorf("lone surrogate escape %s at byte %d (not a character)", b[i:i+6], i)
+		case utf16.IsSurrogate(r1):
+			return fmt.Errorf("lone surrogate escape %s at byte %d (not a character)", b[i:i+6], i)
+		}
+		i += 5
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// decodeJSON decodes exactly one JSON value from r, checked text, into
+// v, rejecting unknown fields and trailing data.
+func decodeJSON(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty input: want a JSON value")
+		}
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// DecodeBytes is Decode over a byte slice.
+func DecodeBytes(b []byte, v any) error {
+	if err := CheckText(b); err != nil {
+		return err
+	}
+	return decodeJSON(bytes.NewReader(b), v)
+}
