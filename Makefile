@@ -67,10 +67,10 @@ FUZZ_TARGETS := \
 	./ngram:FuzzNew \
 	./tokenize:FuzzMatchQuery \
 	./tokenize:FuzzAnalyzers \
-	./cmd/omoide:FuzzDecodeEpisodes \
-	./cmd/omoide:FuzzDecodeRetrieve \
-	./cmd/omoide:FuzzDecodePack \
-	./cmd/omoide:FuzzServeRetrieve \
+	./omoidehttp:FuzzDecodeEpisodes \
+	./omoidehttp:FuzzDecodeRetrieve \
+	./omoidehttp:FuzzDecodePack \
+	./omoidehttp:FuzzServeRetrieve \
 	./cmd/omoide:FuzzPeopleApart
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -17,6 +17,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/wire"
+	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/retriever"
 )
 
@@ -41,7 +42,7 @@ func FuzzPeopleApart(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { mem.Close() })
-	h := newServer(mem, serverConfig{RequestTimeout: time.Minute, MaxRequestSensitivity: episode.SensitivitySecret})
+	h := omoidehttp.NewHandler(mem, omoidehttp.Config{RequestTimeout: time.Minute, MaxRequestSensitivity: episode.SensitivitySecret})
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	n := 0
 	f.Fuzz(func(t *testing.T, a, b []byte) {
@@ -133,7 +134,7 @@ func TestNotUTF8Refused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	h := newServer(mem, serverConfig{})
+	h := omoidehttp.NewHandler(mem, omoidehttp.Config{})
 	for _, tt := range []struct {
 		name, method, path, header, body, want string
 	}{
@@ -150,7 +151,7 @@ func TestNotUTF8Refused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
 			if tt.header != "" {
-				req.Header.Set(UserHeader, tt.header)
+				req.Header.Set(omoidehttp.UserHeader, tt.header)
 			}
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)

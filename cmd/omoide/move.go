@@ -18,6 +18,7 @@ import (
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/omoidehttp"
 )
 
 const moveDescription = `Move moves people between two running nodes ("omoide serve"), over their HTTP API, one person
@@ -78,8 +79,8 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: -from and -to are the same node", errUsage)
 	case len(people) == 0:
 		return fmt.Errorf("%w: no people to move: name them, or give -users", errUsage)
-	case *holdFor <= 0 || *holdFor > maxHold:
-		return fmt.Errorf("%w: -hold %s: want more than 0 and at most %s", errUsage, *holdFor, maxHold)
+	case *holdFor <= 0 || *holdFor > omoidehttp.MaxHold:
+		return fmt.Errorf("%w: -hold %s: want more than 0 and at most %s", errUsage, *holdFor, omoidehttp.MaxHold)
 	}
 	start, episodes := time.Now(), 0
 	for i, user := range people {
@@ -154,8 +155,8 @@ func (m mover) copyAndForget(ctx context.Context, base, token string) (n int, er
 	if err != nil {
 		return -1, fmt.Errorf("export from the source: %w", err)
 	}
-	for start := 0; start < len(recs); start += maxPage {
-		batch := recs[start:min(start+maxPage, len(recs))]
+	for start := 0; start < len(recs); start += omoidehttp.MaxPage {
+		batch := recs[start:min(start+omoidehttp.MaxPage, len(recs))]
 		if err := m.call(ctx, http.MethodPost, m.to+base+"/episodes", "", batch, nil); err != nil {
 			return -1, fmt.Errorf("import at the destination (episodes %d..%d): %w", start, start+len(batch)-1, err)
 		}
@@ -192,7 +193,7 @@ func (m mover) export(ctx context.Context, u string) ([]episode.Record, error) {
 			Episodes []episode.Record `json:"episodes"`
 			Next     *int64           `json:"next"`
 		}
-		q := "?limit=" + strconv.Itoa(maxPage)
+		q := "?limit=" + strconv.Itoa(omoidehttp.MaxPage)
 		if next != "" {
 			q += "&after=" + next
 		}
@@ -209,19 +210,19 @@ func (m mover) export(ctx context.Context, u string) ([]episode.Record, error) {
 
 // call sends body (JSON, when not nil) and decodes a 200's answer into out
 // (when not nil); any other status is an error with the node's message. hold,
-// when not "", is sent as the HoldHeader.
+// when not "", is sent as the omoidehttp.HoldHeader.
 func (m mover) call(ctx context.Context, method, u, hold string, body, out any) error {
 	h := http.Header{}
 	if hold != "" {
-		h.Set(HoldHeader, hold)
+		h.Set(omoidehttp.HoldHeader, hold)
 	}
 	return m.send(ctx, method, u, h, body, out)
 }
 
-// callAs is call routed as user (UserHeader).
+// callAs is call routed as user (omoidehttp.UserHeader).
 func (m mover) callAs(ctx context.Context, method, u, user string, body, out any) error {
 	h := http.Header{}
-	h.Set(UserHeader, user)
+	h.Set(omoidehttp.UserHeader, user)
 	return m.send(ctx, method, u, h, body, out)
 }
 
@@ -309,7 +310,7 @@ func (m mover) people(ctx context.Context, base string) ([]episode.Person, error
 			Users []episode.Person `json:"users"`
 			Next  *string          `json:"next"`
 		}
-		q := "?limit=" + strconv.Itoa(maxPage)
+		q := "?limit=" + strconv.Itoa(omoidehttp.MaxPage)
 		if after != "" {
 			q += "&after=" + url.QueryEscape(after)
 		}

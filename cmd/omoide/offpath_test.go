@@ -11,6 +11,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/omoidehttp"
 )
 
 // offPathLines: a person's exchanges, a stated fact, a private exchange and
@@ -77,7 +78,7 @@ func TestServeOffThePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	ts := httptest.NewServer(newServer(mem, serverConfig{MaxRequestSensitivity: episode.SensitivityPrivate}))
+	ts := httptest.NewServer(omoidehttp.NewHandler(mem, omoidehttp.Config{MaxRequestSensitivity: episode.SensitivityPrivate}))
 	defer ts.Close()
 	c := apiClient{t: t, base: ts.URL}
 	var eps []map[string]any

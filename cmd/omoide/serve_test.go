@@ -18,6 +18,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
@@ -450,7 +451,7 @@ func TestServerErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	h := newServer(mem, serverConfig{MaxBody: 1 << 10})
+	h := omoidehttp.NewHandler(mem, omoidehttp.Config{MaxBody: 1 << 10})
 	ep := `{"user": "u", "user_text": "t", "occurred_at": "2025-06-01T00:00:00Z"}`
 	for _, tc := range []struct {
 		method, path, body string

@@ -1,4 +1,4 @@
-package main
+package omoidehttp
 
 import (
 	"crypto/rand"
@@ -14,9 +14,9 @@ import (
 // write of a held person passes only with it.
 const HoldHeader = "X-Omoide-Hold"
 
-// maxHold bounds a hold: a move that dies leaves its person writable again
+// MaxHold bounds a hold: a move that dies leaves its person writable again
 // after at most this long.
-const maxHold = time.Hour
+const MaxHold = time.Hour
 
 // holds are the people whose writes this node refuses for a while, because a
 // move (omoide move) is copying them to another node. A hold lives in the
@@ -84,19 +84,19 @@ func (h *holds) check(w http.ResponseWriter, r *http.Request, user string) error
 
 // holdRequest is the body of POST /v1/users/{user}/hold.
 type holdRequest struct {
-	Seconds int    `json:"seconds"` // how long; 0 means 300, at most maxHold
+	Seconds int    `json:"seconds"` // how long; 0 means 300, at most MaxHold
 	Token   string `json:"token"`   // renew this hold
 }
 
-func (s *server) holdUser(w http.ResponseWriter, r *http.Request) (any, error) {
+func (s *Handler) holdUser(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q holdRequest
 	if err := s.readJSON(w, r, &q); err != nil {
 		return nil, err
 	}
 	d := time.Duration(q.Seconds) * time.Second
 	switch {
-	case q.Seconds < 0 || d > maxHold:
-		return nil, badRequest("seconds %d: want 1 to %d", q.Seconds, int(maxHold.Seconds()))
+	case q.Seconds < 0 || d > MaxHold:
+		return nil, badRequest("seconds %d: want 1 to %d", q.Seconds, int(MaxHold.Seconds()))
 	case q.Seconds == 0:
 		d = 5 * time.Minute
 	}
@@ -107,7 +107,7 @@ func (s *server) holdUser(w http.ResponseWriter, r *http.Request) (any, error) {
 	return map[string]any{"user": r.PathValue("user"), "token": h.token, "until": h.until.UTC()}, nil
 }
 
-func (s *server) releaseUser(w http.ResponseWriter, r *http.Request) (any, error) {
+func (s *Handler) releaseUser(w http.ResponseWriter, r *http.Request) (any, error) {
 	if !s.holds.release(r.PathValue("user"), r.Header.Get(HoldHeader)) {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no hold of user %q with that token", r.PathValue("user"))}
 	}

@@ -1,4 +1,4 @@
-package main
+package omoidehttp
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ var fuzzBodies = []string{
 // clear client error.
 func readBody(t *testing.T, body []byte, v any) bool {
 	t.Helper()
-	s := &server{cfg: serverConfig{MaxBody: fuzzMaxBody}}
+	s := &Handler{cfg: Config{MaxBody: fuzzMaxBody}}
 	rec := httptest.NewRecorder()
 	err := s.readJSON(rec, httptest.NewRequest("POST", "/", bytes.NewReader(body)), v)
 	if err == nil {
@@ -235,7 +235,7 @@ func FuzzServeRetrieve(f *testing.F) {
 	); err != nil {
 		f.Fatal(err)
 	}
-	h := newServer(mem, serverConfig{MaxBody: fuzzMaxBody, RequestTimeout: time.Minute})
+	h := NewHandler(mem, Config{MaxBody: fuzzMaxBody, RequestTimeout: time.Minute})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, path := range []string{"/v1/retrieve", "/v1/pack"} {
 			rec := httptest.NewRecorder()

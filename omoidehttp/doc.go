@@ -1,0 +1,71 @@
+package omoidehttp
+
+import "time"
+
+// Doc describes the HTTP API, its endpoints, fields and status codes (omoide
+// serve -help prints it).
+const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
+
+  POST   /v1/episodes    store episodes: a JSON array, or {"episodes": [...]}, of
+                         {"user", "user_text", "reply_text", "occurred_at" (RFC 3339; default now),
+                          "id" or "external_id" (optional; re-adding the same one is a no-op; without
+                          one, the same content again within 10 minutes is a retry, stored once),
+                          "source", "kind" (episode|fact|summary|loop), "state" (raw|validated|
+                          consolidated|archived), "sensitivity" (normal|private|secret) (optional)}
+                         user_text and reply_text together hold at most 16384 bytes (400 beyond)
+                         -> {"ids": [store ids, in order], "unsearched": n (of them, how many the
+                             default filter does not search: private, secret or archived)}
+  POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant", "content"}],
+                          "now" (RFC 3339; default now), "tz" (the person's time zone, e.g.
+                          "Asia/Tokyo": the days of "昨日" and of the evidence dates; default -tz),
+                          "with_candidates" (bool), "inject_threshold" (0 to 1; default
+                          -inject-threshold), "filter": {"kinds": [...], "states": [...],
+                          "max_sensitivity", "max_age_days"} (each field given replaces the
+                          server's; max_sensitivity up to -max-request-sensitivity), "lang" (ja, zh,
+                          ko or en: the message's language where its script does not tell, e.g.
+                          a Japanese person's Han-only 東京都庁)}
+                         -> {"hits": [{"id", "external_id", "user", "user_text", "reply_text",
+                             "occurred_at", "relevance", "reason", "score", "rrf", "rrf_norm",
+                             "lex", "rec", ...}], "trace": {"queries", "candidates", "picked",
+                             "embed_us", "knn_us", "bm25_us", ..., "total_us"}}
+                         "recent" left out (or null) means: the user's exchanges of the last 30
+                         minutes are the context; [] means no context. A message or turn over
+                         16384 bytes is searched by its head (trace "clipped").
+                         Searched by default: every kind, every state but archived, normal
+                         sensitivity (a private conversation: "filter": {"max_sensitivity":
+                         "private"}). POST /v1/episodes answers "unsearched": how many of its
+                         episodes that leaves out; omoide stats counts the store's.
+  POST   /v1/pack        the same body, plus optional "strategy" and "reasons" (true: the score parts)
+                         -> {"section": "[EPISODE_EVIDENCE]...", "inject": bool, "hits", "trace"}
+                         ("section" is "" and "inject" false when nothing is worth injecting)
+  POST   /v1/users/{user}/episodes (and PUT), /v1/users/{user}/retrieve, /v1/users/{user}/pack
+                         the same, the person in the path ("user" may be left out of the body),
+                         for a proxy that routes people to nodes without reading bodies
+  DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
+  DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
+  DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n}
+  GET    /v1/node        {"node": the -node name}
+  GET    /v1/users       the node's people: ?after=NAME&limit=N -> {"users": [{"user", "episodes"}], "next"}
+  POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"token", "until"}: the person's writes get 503
+                         with Retry-After until then, unless they carry "X-Omoide-Hold: TOKEN" (omoide move)
+  DELETE /v1/users/{user}/hold    (with X-Omoide-Hold) release it
+  GET    /healthz        {"ok": true, "node" (-node), "episodes", "users", "fts_rows", "vector_rows",
+                          "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}
+
+Path segments are percent-encoded (a user "line/U1" is /v1/users/line%2FU1). The header
+X-Omoide-User names the person of a request whose path does not (POST /v1/episodes, /v1/retrieve,
+/v1/pack, DELETE /v1/episodes/{id}). A request routed as one person by its path or that header is
+refused (400) when its body names another, and DELETE /v1/episodes/{id} finds only that person's
+episode (404). With a token
+(-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
+(else 401). Bodies, paths and the header are UTF-8: anything else (Shift_JIS, a lone surrogate
+escape) is a 400, never replaced. Status codes: 400 bad JSON, unknown field or invalid input; 404;
+405; 413 body over -max-body; 500 store or embedder failure; 503 request over -timeout.
+`
+
+// DefaultMaxBody is the request body limit of a Config whose MaxBody is 0.
+const DefaultMaxBody = 4 << 20
+
+// DefaultRequestTimeout is the time limit of a request under a Config whose
+// RequestTimeout is 0.
+const DefaultRequestTimeout = 30 * time.Second

@@ -1,0 +1,230 @@
+package omoidehttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
+)
+
+func (s *Handler) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	return s.storeEpisodes(w, r, s.mem.Add)
+}
+
+// updateEpisodes is PUT /v1/episodes: as POST, but an episode whose (user,
+// external id) is stored with other content replaces it (Memory.Update).
+func (s *Handler) updateEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	return s.storeEpisodes(w, r, s.mem.Update)
+}
+
+// storeEpisodes decodes the body of POST and PUT /v1/episodes and stores
+// them with store.
+func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, store func(context.Context, ...episode.Episode) ([]int64, error)) (any, error) {
+	var raw []byte
+	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
+		return nil, err
+	}
+	user, _, err := routedUser(r)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := decodeEpisodes(raw, time.Now(), user)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range eps {
+		if err := s.holds.check(w, r, e.User); err != nil {
+			return nil, err
+		}
+	}
+	ids, err := store(r.Context(), eps...)
+	if err != nil {
+		return nil, err
+	}
+	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
+	return map[string]any{"ids": ids, "unsearched": wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
+}
+
+// decodeEpisodes decodes and validates the body of POST /v1/episodes (one
+// JSON value, read within the body limit): a JSON array of episodes or
+// {"episodes": [...]}. now stands in for a missing occurred_at; routed, when
+// not "", is the person the request is routed by (routedUser), which fills a
+// missing user and must be every episode's. Every error is a 400 naming the
+// problem.
+func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode, error) {
+	var inputs []episode.Record
+	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
+	case len(b) > 0 && b[0] == '[':
+		if err := wire.DecodeBytes(raw, &inputs); err != nil {
+			return nil, badRequest("invalid JSON body: %v", err)
+		}
+	case len(b) > 0 && b[0] == '{':
+		var body struct {
+			Episodes []episode.Record `json:"episodes"`
+		}
+		if err := wire.DecodeBytes(raw, &body); err != nil {
+			return nil, badRequest("invalid JSON body: %v", err)
+		}
+		inputs = body.Episodes
+	default:
+		return nil, badRequest(`want a JSON array of episodes, or {"episodes": [...]}`)
+	}
+	if len(inputs) == 0 {
+		return nil, badRequest("no episodes in the body")
+	}
+	eps := make([]episode.Episode, len(inputs))
+	for i, in := range inputs {
+		if routed != "" {
+			var err error
+			if in.User, err = sameUser(in.User, routed, fmt.Sprintf("episodes[%d]", i)); err != nil {
+				return nil, err
+			}
+		}
+		e, err := in.Episode(now)
+		if err != nil {
+			return nil, badRequest("episodes[%d]: %v", i, err)
+		}
+		eps[i] = e
+	}
+	return eps, nil
+}
+
+// rawJSON keeps a JSON value undecoded (json.RawMessage, with strict decoding
+// of the outer value).
+type rawJSON []byte
+
+func (r *rawJSON) UnmarshalJSON(b []byte) error {
+	*r = append((*r)[:0], b...)
+	return nil
+}
+
+func (s *Handler) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, badRequest("episode id %q is not a positive integer", r.PathValue("id"))
+	}
+	user, routed, err := routedUser(r)
+	if err != nil {
+		return nil, err
+	}
+	// Routed as one person: only their episode (ids are never reused, nor
+	// move between people); and a held person's is not deleted.
+	e, err := s.mem.Store.Get(r.Context(), id)
+	if errors.Is(err, episode.ErrNotFound) || err == nil && routed && e.User != user {
+		if routed {
+			return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d of user %q", id, user)}
+		}
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.holds.check(w, r, e.User); err != nil {
+		return nil, err
+	}
+	n, err := s.mem.Delete(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
+	}
+	return map[string]any{"deleted": n, "id": id}, nil
+}
+
+func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, error) {
+	user, ext := r.PathValue("user"), r.PathValue("external_id")
+	if err := s.holds.check(w, r, user); err != nil {
+		return nil, err
+	}
+	id, err := s.mem.Store.IDByExternal(r.Context(), user, ext)
+	if err != nil {
+		return nil, err
+	}
+	if id == 0 {
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
+	}
+	n, err := s.mem.Delete(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 { // deleted meanwhile
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
+	}
+	return map[string]any{"deleted": n, "id": id}, nil
+}
+
+func (s *Handler) forgetUser(w http.ResponseWriter, r *http.Request) (any, error) {
+	user := r.PathValue("user")
+	if strings.TrimSpace(user) == "" {
+		return nil, badRequest("user is empty")
+	}
+	if err := s.holds.check(w, r, user); err != nil {
+		return nil, err
+	}
+	er, err := s.mem.Forget(r.Context(), user)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"user": user, "deleted": er.Episodes, "bytes_freed": er.BytesFreed, "checkpointed": er.Checkpointed}, nil
+}
+
+// MaxPage is the most episodes one page of GET /v1/users/{user}/episodes
+// holds; defaultPage when the request names none.
+const MaxPage, defaultPage = 1000, 100
+
+// pageLimit is a listing's ?limit=N: 1 to MaxPage, defaultPage when absent.
+func pageLimit(q url.Values) (int, error) {
+	v := q.Get("limit")
+	if v == "" {
+		return defaultPage, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > MaxPage {
+		return 0, badRequest("limit %q: want 1 to %d", v, MaxPage)
+	}
+	return n, nil
+}
+
+// listEpisodes is a person's episodes, page by page, in the records ingest
+// reads: ?after=ID (the last page's next) and ?limit=N.
+func (s *Handler) listEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
+	user := r.PathValue("user")
+	if strings.TrimSpace(user) == "" {
+		return nil, badRequest("user is empty")
+	}
+	q := r.URL.Query()
+	after := int64(0)
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, badRequest("after %q: want the next of the last page (an episode id)", v)
+		}
+		after = n
+	}
+	limit, err := pageLimit(q)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := s.mem.Store.Episodes(r.Context(), user, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]episode.Record, len(eps))
+	for i, e := range eps {
+		recs[i] = episode.RecordOf(e)
+	}
+	out := map[string]any{"user": user, "episodes": recs}
+	if len(eps) == limit {
+		out["next"] = eps[len(eps)-1].ID
+	}
+	return out, nil
+}

@@ -1,0 +1,347 @@
+package omoidehttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
+)
+
+// Config configures NewHandler. Its zero value works: no token, the default
+// limits, no logging, normal episodes only.
+type Config struct {
+	Token          string        // the bearer token every endpoint but /healthz requires; "" requires none
+	MaxBody        int64         // the request body limit (413 beyond); 0: DefaultMaxBody
+	RequestTimeout time.Duration // the time limit of one request (503 beyond); 0: DefaultRequestTimeout
+	Logger         *slog.Logger  // one line a request (method, path, status, duration); nil logs nothing
+	Node           string        // this node's name, in /healthz and GET /v1/node
+	// MaxRequestSensitivity is the most private level a request's filter
+	// may admit; its zero admits normal episodes only.
+	MaxRequestSensitivity episode.Sensitivity
+}
+
+// Handler is omoide's HTTP JSON API over a Memory (Doc has its endpoints
+// and fields): a handler any program can mount, as "omoide serve" does. It
+// is safe for concurrent use.
+type Handler struct {
+	mem      *omoide.Memory
+	cfg      Config
+	mux      *http.ServeMux
+	token    [sha256.Size]byte
+	inflight sync.WaitGroup
+	holds    holds // people being moved to another node
+}
+
+// NewHandler returns the HTTP JSON API over mem. Every endpoint but /healthz
+// requires the bearer token when cfg.Token is set. Bodies are limited to
+// cfg.MaxBody (413), are UTF-8 and decoded strictly (unknown fields are 400),
+// and every request runs under cfg.RequestTimeout. Errors are {"error":
+// "..."}. The caller keeps mem open while the handler serves, and closes it
+// after Wait.
+func NewHandler(mem *omoide.Memory, cfg Config) *Handler {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Handler{mem: mem, cfg: cfg, mux: http.NewServeMux(), token: sha256.Sum256([]byte(cfg.Token))}
+	routes := []struct {
+		method, path string
+		h            func(w http.ResponseWriter, r *http.Request) (any, error)
+	}{
+		{http.MethodPost, "/v1/episodes", s.addEpisodes},
+		{http.MethodPut, "/v1/episodes", s.updateEpisodes},
+		{http.MethodPost, "/v1/retrieve", s.retrieve},
+		{http.MethodPost, "/v1/pack", s.pack},
+		{http.MethodPost, "/v1/users/{user}/episodes", s.addEpisodes},
+		{http.MethodPut, "/v1/users/{user}/episodes", s.updateEpisodes},
+		{http.MethodPost, "/v1/users/{user}/retrieve", s.retrieve},
+		{http.MethodPost, "/v1/users/{user}/pack", s.pack},
+		{http.MethodDelete, "/v1/episodes/{id}", s.deleteEpisode},
+		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
+		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
+		{http.MethodGet, "/v1/users/{user}/episodes", s.listEpisodes},
+		{http.MethodGet, "/v1/users", s.listPeople},
+		{http.MethodGet, "/v1/node", s.nodeName},
+		{http.MethodPost, "/v1/users/{user}/hold", s.holdUser},
+		{http.MethodDelete, "/v1/users/{user}/hold", s.releaseUser},
+		{http.MethodGet, "/healthz", s.healthz},
+	}
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range routes {
+		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt.h))
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+		if rt.method == http.MethodGet {
+			allowed[rt.path] = append(allowed[rt.path], http.MethodHead)
+		}
+	}
+	// The same paths without a method: 405 in JSON (ServeMux's own is text).
+	for _, p := range paths {
+		allow := strings.Join(allowed[p], ", ")
+		s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (allowed: %s)", r.Method, p, allow))
+		})
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s", r.URL.Path))
+	})
+	return s
+}
+
+// Wait returns once every request the handler has begun has ended: call it
+// after http.Server.Shutdown (or Close) and before closing the Memory.
+func (s *Handler) Wait() { s.inflight.Wait() }
+
+// ServeHTTP authenticates, bounds and logs the request, then routes it.
+func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.cfg.Logger.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+			if sw.status == 0 {
+				writeError(sw, http.StatusInternalServerError, "internal error")
+			}
+		}
+		status := sw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("duration", time.Since(start)))
+	}()
+	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		sw.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
+		writeError(sw, http.StatusUnauthorized, "missing or invalid bearer token (Authorization: Bearer TOKEN)")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	s.mux.ServeHTTP(sw, r.WithContext(ctx))
+}
+
+// authorized reports whether r carries the token. Both sides are hashed so
+// that the comparison takes the same time whatever the lengths.
+func (s *Handler) authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1
+}
+
+// statusWriter records the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// httpError is an error with its status code.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// errWritten says that a handler wrote its response itself.
+var errWritten = errors.New("response written")
+
+// endpoint adapts a handler that returns its response value or an error.
+func (s *Handler) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkRouteText(r); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v, err := h(w, r)
+		if errors.Is(err, errWritten) {
+			return
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSONStatus(w, http.StatusOK, v)
+	})
+}
+
+// checkRouteText refuses a path segment or UserHeader that is not valid
+// UTF-8: replaced, two people's names would become one.
+func checkRouteText(r *http.Request) error {
+	for _, v := range []struct{ what, val string }{
+		{"the path's user", r.PathValue("user")}, {"the path's external id", r.PathValue("external_id")},
+		{"the " + UserHeader + " header", r.Header.Get(UserHeader)},
+	} {
+		if !utf8.ValidString(v.val) {
+			return badRequest("%s is not valid UTF-8 (percent-encode the UTF-8 bytes of the name)", v.what)
+		}
+	}
+	return nil
+}
+
+// fail writes err with its status.
+func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var he *httpError
+	var mbe *http.MaxBytesError
+	status, msg := http.StatusInternalServerError, err.Error()
+	switch {
+	case errors.As(err, &he):
+		status, msg = he.status, he.msg
+	case errors.Is(err, episode.ErrConflict):
+		status = http.StatusConflict
+	case errors.Is(err, episode.ErrReadOnly):
+		status = http.StatusForbidden
+	case errors.As(err, &mbe):
+		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)
+	case errors.Is(err, context.DeadlineExceeded):
+		status, msg = http.StatusServiceUnavailable, fmt.Sprintf("request took longer than %s", s.cfg.RequestTimeout)
+	case errors.Is(err, context.Canceled):
+		status, msg = http.StatusServiceUnavailable, "request cancelled"
+	}
+	if status >= 500 {
+		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", logSafe(err))
+	}
+	writeError(w, status, msg)
+}
+
+// logSafe returns err's message for the log, without the excerpts of an
+// embedding server's response that embed's errors quote (they may echo the
+// request's texts, which the log never holds).
+func logSafe(err error) string {
+	msg := err.Error()
+	var walk func(error)
+	walk = func(e error) {
+		if q, ok := e.(interface{ ResponseBody() string }); ok {
+			if body := q.ResponseBody(); body != "" {
+				if i := strings.LastIndex(msg, ": "+body); i >= 0 {
+					msg = msg[:i] + fmt.Sprintf(": [response body not logged, %d bytes]", len(body)) + msg[i+2+len(body):]
+				}
+			}
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			if next := u.Unwrap(); next != nil {
+				walk(next)
+			}
+		case interface{ Unwrap() []error }:
+			for _, next := range u.Unwrap() {
+				walk(next)
+			}
+		}
+	}
+	walk(err)
+	return msg
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSONStatus(w, status, map[string]string{"error": msg})
+}
+
+func writeJSONStatus(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error": "encoding the response failed"}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// readJSON decodes the body strictly into v, within the body limit.
+func (s *Handler) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	if err := wire.Decode(r.Body, v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("invalid JSON body: %v", err)
+	}
+	return nil
+}
+
+// UserHeader names the person of a request whose route does not (POST
+// /v1/retrieve, /v1/pack, /v1/episodes, DELETE /v1/episodes/{id}), for a
+// proxy to route by; the body's people must be that person.
+const UserHeader = "X-Omoide-User"
+
+// routedUser returns the person a request is routed by: the {user} of its
+// path, else its UserHeader; ok is false when it has neither. A header that
+// names another person than the path is a 400.
+func routedUser(r *http.Request) (user string, ok bool, err error) {
+	path, header := r.PathValue("user"), r.Header.Get(UserHeader)
+	switch {
+	case path != "" && header != "" && header != path:
+		return "", false, badRequest("the %s header names %q, the path %q", UserHeader, header, path)
+	case path != "":
+		return path, true, nil
+	case header != "":
+		return header, true, nil
+	}
+	return "", false, nil
+}
+
+// sameUser returns the person of a body item (what, for errors) given the
+// person the request is routed by: the item's own when it names the same
+// one or none; any other is a 400, so that no request routed as one person
+// reads or writes another's memory.
+func sameUser(item, routed, what string) (string, error) {
+	if item != "" && item != routed {
+		return "", badRequest("%s is %q's, but the request is routed as %q's", what, item, routed)
+	}
+	return routed, nil
+}

@@ -1,0 +1,51 @@
+package omoidehttp
+
+import (
+	"net/http"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
+)
+
+func (s *Handler) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
+	st, err := s.mem.Store.Stats(r.Context())
+	if err != nil {
+		s.cfg.Logger.Error("health check failed", "error", err.Error())
+		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": err.Error()})
+		return nil, errWritten
+	}
+	js := wire.StatsOf("", st) // the file's path stays private
+	return struct {
+		OK   bool   `json:"ok"`
+		Node string `json:"node,omitempty"`
+		wire.Stats
+	}{true, s.cfg.Node, js}, nil
+}
+
+// nodeName is the node's -node name: cheap, for a mover asking a proxy where
+// a person is routed (omoide move -proxy).
+func (s *Handler) nodeName(w http.ResponseWriter, r *http.Request) (any, error) {
+	return map[string]any{"node": s.cfg.Node}, nil
+}
+
+// listPeople is the node's people with their episode counts, page by page:
+// ?after=NAME (the last page's next) and ?limit=N.
+func (s *Handler) listPeople(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	limit, err := pageLimit(q)
+	if err != nil {
+		return nil, err
+	}
+	people, err := s.mem.Store.People(r.Context(), q.Get("after"), limit)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"users": people}
+	if people == nil {
+		out["users"] = []episode.Person{}
+	}
+	if len(people) == limit {
+		out["next"] = people[len(people)-1].User
+	}
+	return out, nil
+}
