@@ -176,6 +176,12 @@ func (m *Memory) Update(ctx context.Context, eps ...episode.Episode) ([]int64, e
 	return m.Store.Update(ctx, eps)
 }
 
+// Put stores episodes as Add does, or as Update does when replace, and says
+// how many were added, replaced or already present (episode.Store.Put).
+func (m *Memory) Put(ctx context.Context, replace bool, eps ...episode.Episode) (episode.PutResult, error) {
+	return m.Store.Put(ctx, eps, replace)
+}
+
 // Delete removes the episodes with the given ids and erases their texts from
 // the store's file and its write-ahead log (episode.Store.Delete); it
 // returns how many existed.

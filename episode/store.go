@@ -327,7 +327,8 @@ func (s *Store) DB() *sql.DB { return s.db }
 // full-text index was last merged to a sixteenth of the store merges it
 // (ftsmerge.go): about 2 s at a million episodes, once every 62,500.
 func (s *Store) Add(ctx context.Context, eps []Episode) ([]int64, error) {
-	return s.add(ctx, eps, false)
+	r, err := s.Put(ctx, eps, false)
+	return r.IDs, err
 }
 
 // ErrConflict is returned by Add for an episode whose (User, ExternalID) is
@@ -341,7 +342,31 @@ var ErrConflict = errors.New("already stored with other content (Update replaces
 // episode gets a new id (ids are never reused); Update returns the ids of
 // eps, in order. An episode stored with the same content is left as it is.
 func (s *Store) Update(ctx context.Context, eps []Episode) ([]int64, error) {
-	return s.add(ctx, eps, true)
+	r, err := s.Put(ctx, eps, true)
+	return r.IDs, err
+}
+
+// PutResult says what a Put did with its episodes, counted in its
+// transaction.
+type PutResult struct {
+	IDs      []int64 // each episode's id, in order
+	Added    int     // episodes stored that the store did not hold
+	Replaced int     // stored versions replaced by other content (replace)
+	// Present counts the episodes that wrote nothing: stored before with the
+	// same content, repeated in the batch, or repeats of a stored episode
+	// without an external id within DuplicateWindow.
+	Present int
+}
+
+// Put stores eps as Add does, or as Update does when replace, and says what
+// it did with them.
+func (s *Store) Put(ctx context.Context, eps []Episode, replace bool) (PutResult, error) {
+	ids, inserted, replaced, err := s.add(ctx, eps, replace)
+	if ids == nil {
+		return PutResult{}, err
+	}
+	// with ids and an error, the episodes are stored and a checkpoint failed
+	return PutResult{IDs: ids, Added: inserted - replaced, Replaced: replaced, Present: len(eps) - inserted}, err
 }
 
 // sameContent reports whether stored and e (normalized) carry the same
@@ -351,25 +376,27 @@ func sameContent(stored, e Episode) bool {
 		stored.Kind == e.Kind && stored.State == e.State && stored.Sensitivity == e.Sensitivity && stored.Source == e.Source
 }
 
-func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, error) {
+// add stores eps and returns their ids, how many rows it inserted and how
+// many stored versions those replaced.
+func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int64, inserted, replaced int, err error) {
 	op := "add"
 	if replace {
 		op = "update"
 	}
 	if len(eps) == 0 {
-		return nil, nil
+		return nil, 0, 0, nil
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("episode store: %s: %w", op, ErrReadOnly)
+		return nil, 0, 0, fmt.Errorf("episode store: %s: %w", op, ErrReadOnly)
 	}
 	batch := make([]Episode, len(eps))
 	copy(batch, eps)
 	for i := range batch {
 		if err := batch[i].Normalize(); err != nil {
-			return nil, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(batch[i].User), clipForError(batch[i].ExternalID), err)
+			return nil, 0, 0, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(batch[i].User), clipForError(batch[i].ExternalID), err)
 		}
 	}
-	ids := make([]int64, len(batch))
+	ids = make([]int64, len(batch))
 	// Skip the work for episodes already stored under their external id
 	// with the same content; another content is a conflict, or replaced.
 	todo := make([]int, 0, len(batch))
@@ -388,7 +415,7 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 			}
 			id, err := s.repeated(ctx, e)
 			if err != nil {
-				return nil, fmt.Errorf("episode store: %s: episode %d: %w", op, i, err)
+				return nil, 0, 0, fmt.Errorf("episode store: %s: episode %d: %w", op, i, err)
 			}
 			if id != 0 {
 				ids[i] = id
@@ -398,18 +425,18 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		if e.ExternalID != "" {
 			k := [2]string{e.User, e.ExternalID}
 			if f, ok := first[k]; ok && !sameContent(f, e) {
-				return nil, fmt.Errorf("episode store: %s: episode %d (user %q, external id %q): the batch holds it twice with other content: %w", op, i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
+				return nil, 0, 0, fmt.Errorf("episode store: %s: episode %d (user %q, external id %q): the batch holds it twice with other content: %w", op, i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
 			} else if !ok {
 				first[k] = e
 			}
 			stored, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE user = ? AND external_id = ?`, e.User, e.ExternalID))
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("episode store: %s: look up external id %q: %w", op, clipForError(e.ExternalID), err)
+				return nil, 0, 0, fmt.Errorf("episode store: %s: look up external id %q: %w", op, clipForError(e.ExternalID), err)
 			}
 			if err == nil {
 				if !sameContent(stored, e) {
 					if !replace {
-						return nil, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
+						return nil, 0, 0, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(e.User), clipForError(e.ExternalID), ErrConflict)
 					}
 					old[i] = stored.ID
 					todo = append(todo, i)
@@ -428,7 +455,7 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	}
 	if len(todo) == 0 {
 		repeats()
-		return ids, nil
+		return ids, 0, 0, nil
 	}
 	texts := make([]string, len(todo))
 	for j, i := range todo {
@@ -447,22 +474,22 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	vecs, err := s.embedder.Embed(ctx, texts)
 	<-analyzed
 	if err != nil {
-		return nil, fmt.Errorf("episode store: add: embed %d episodes: %w", len(texts), err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: embed %d episodes: %w", len(texts), err)
 	}
 	if len(vecs) != len(texts) {
-		return nil, fmt.Errorf("episode store: add: embedder returned %d vectors for %d texts", len(vecs), len(texts))
+		return nil, 0, 0, fmt.Errorf("episode store: add: embedder returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	blobs, codes := make([][]byte, len(todo)), make([][]byte, len(todo))
 	for j, v := range vecs {
 		if blobs[j], err = s.vectorBlob(v); err != nil {
-			return nil, fmt.Errorf("episode store: add: episode %d: %w", todo[j], err)
+			return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: %w", todo[j], err)
 		}
 		codes[j] = vecindex.Quantize(v)
 	}
 
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: add: begin: %w", err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: begin: %w", err)
 	}
 	defer tx.Rollback()
 	// Ids are never reused: SQLite would give the next episode the id of a
@@ -472,19 +499,19 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	var lastID int64
 	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(id) FROM episodes), 0),
 		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '`+metaLastEpisodeID+`'), 0))`).Scan(&lastID); err != nil {
-		return nil, fmt.Errorf("episode store: add: last id: %w", err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: last id: %w", err)
 	}
 	insEp, err := tx.PrepareContext(ctx, `INSERT INTO episodes
 		(id, user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: add: %w", err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: %w", err)
 	}
 	insVec, err := tx.PrepareContext(ctx, insertVectorSQL)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: add: %w", err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: %w", err)
 	}
-	added, replaced := 0, 0
+	added := 0
 	var fresh []indexed
 	var rows []ftsRow
 	for j, i := range todo {
@@ -492,7 +519,7 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		if id, ok := old[i]; ok {
 			gone, err := deleteOne(ctx, tx, id)
 			if err != nil {
-				return nil, fmt.Errorf("episode store: update: episode %d: replace %d: %w", i, id, err)
+				return nil, 0, 0, fmt.Errorf("episode store: update: episode %d: replace %d: %w", i, id, err)
 			}
 			if gone {
 				replaced++
@@ -504,17 +531,17 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored meanwhile (or earlier in this batch) under the same external id.
 			if ids[i], err = s.idByExternal(ctx, tx, e.User, e.ExternalID); err != nil {
-				return nil, fmt.Errorf("episode store: add: episode %d: %w", i, err)
+				return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: %w", i, err)
 			}
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("episode store: add: episode %d: %w", i, err)
+			return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: %w", i, err)
 		}
 		rows = append(rows, ftsRow{ID: id, UserText: fts[j][0], ReplyText: fts[j][1], Person: PersonToken(e.User)})
 		e.ID = id
 		if _, err := insVec.ExecContext(ctx, vectorArgs(e, blobs[j])...); err != nil {
-			return nil, fmt.Errorf("episode store: add: episode %d: vector: %w", i, err)
+			return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: vector: %w", i, err)
 		}
 		ids[i] = id
 		lastID = id
@@ -526,20 +553,20 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 	}
 	repeats()
 	if err := insertFTS(ctx, tx, rows); err != nil {
-		return nil, fmt.Errorf("episode store: %s: %w", op, err)
+		return nil, 0, 0, fmt.Errorf("episode store: %s: %w", op, err)
 	}
 	gens, err := partitionGens(ctx, tx, fresh)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: add: %w", err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: %w", err)
 	}
 	if added > 0 {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('`+metaLastEpisodeID+`', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(lastID, 10)); err != nil {
-			return nil, fmt.Errorf("episode store: add: record last id: %w", err)
+			return nil, 0, 0, fmt.Errorf("episode store: add: record last id: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("episode store: add: commit: %w", err)
+		return nil, 0, 0, fmt.Errorf("episode store: add: commit: %w", err)
 	}
 	s.docs.Add(int64(added - replaced))
 	if replaced > 0 {
@@ -547,9 +574,9 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 			s.parts.forget(f.user) // reloaded at its next search
 		}
 		if _, err := s.checkpoint(ctx); err != nil {
-			return ids, fmt.Errorf("episode store: update: %w", err)
+			return ids, added, replaced, fmt.Errorf("episode store: update: %w", err)
 		}
-		return ids, nil
+		return ids, added, replaced, nil
 	}
 	s.parts.added(fresh, gens)
 	if added > 0 {
@@ -557,7 +584,7 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) ([]int64, 
 		// (the lock busy, the disk full) is tried again by the next Add.
 		_ = s.mergeIndex(ctx, lastID)
 	}
-	return ids, nil
+	return ids, added, replaced, nil
 }
 
 // repeatKey is what an episode without an external id must share with

@@ -99,10 +99,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer mem.Close()
 
-	in := &ingester{mem: mem, batch: *batch, skipBad: *skipBad, stderr: stderr, start: time.Now(), store: mem.Add}
-	if *update {
-		in.store, in.update = mem.Update, true
-	}
+	in := &ingester{mem: mem, batch: *batch, skipBad: *skipBad, update: *update, stderr: stderr, start: time.Now()}
 	progress := *showProgress || isTerminal(stderr)
 	total := 0
 	if progress {
@@ -238,8 +235,7 @@ type ingester struct {
 	mem     *omoide.Memory
 	batch   int
 	skipBad bool
-	store   func(context.Context, ...episode.Episode) ([]int64, error) // Memory.Add, or Update with -update
-	update  bool                                                       // -update: count the replaced episodes
+	update  bool // -update: replace an episode stored with other content (Memory.Put)
 	stderr  io.Writer
 	bar     *progressBar
 	start   time.Time
@@ -394,49 +390,19 @@ func (in *ingester) add(ctx context.Context, where string, e episode.Episode) er
 	return nil
 }
 
-// flush stores the pending batch in one transaction.
+// flush stores the pending batch in one transaction and counts what the
+// store says it did.
 func (in *ingester) flush(ctx context.Context) error {
 	if len(in.pending) == 0 {
 		return nil
 	}
-	// Store.Add does not say which episodes were new: count the store
-	// around it (exact unless another process writes meanwhile).
-	before, err := in.mem.Store.Count(ctx, "")
-	if err != nil {
-		return fmt.Errorf("%w: %v", errStoreFailed, err)
-	}
-	// With -update, an episode stored before under its external id and
-	// given a new id was replaced (ids are never reused).
-	var old []int64
-	if in.update {
-		old = make([]int64, len(in.pending))
-		for i, e := range in.pending {
-			if e.ExternalID == "" {
-				continue
-			}
-			if old[i], err = in.mem.Store.IDByExternal(ctx, e.User, e.ExternalID); err != nil {
-				return fmt.Errorf("%w: %v", errStoreFailed, err)
-			}
-		}
-	}
-	ids, err := in.store(ctx, in.pending...)
+	r, err := in.mem.Put(ctx, in.update, in.pending...)
 	if err != nil {
 		return fmt.Errorf("%w: episodes of %s..%s: %v", errStoreFailed, in.where, in.lastWhere, err)
 	}
-	after, err := in.mem.Store.Count(ctx, "")
-	if err != nil {
-		return fmt.Errorf("%w: %v", errStoreFailed, err)
-	}
-	replaced := 0
-	for i, id := range old {
-		if id != 0 && id != ids[i] {
-			replaced++
-		}
-	}
-	added := min(max(after-before, 0), len(in.pending)-replaced)
-	in.added += added
-	in.replaced += replaced
-	in.present += len(in.pending) - added - replaced
+	in.added += r.Added
+	in.replaced += r.Replaced
+	in.present += r.Present
 	in.pending = in.pending[:0]
 	in.bar.update(in.added + in.present)
 	return nil
