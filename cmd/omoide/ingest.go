@@ -17,6 +17,7 @@ import (
 	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/transcript"
 )
 
 // Input formats of ingest.
@@ -58,7 +59,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	skipBad := fs.Bool("skip-bad", false, "count malformed lines (transcript: blocks) and go on, instead of stopping at the first")
 	user := fs.String("user", "", "transcript: the person of blocks before any \"# user:\" line")
 	tz := fs.String("tz", "", "transcript: the time `zone` of timestamps without a UTC offset, e.g. Asia/Tokyo")
-	setUsage(fs, "omoide ingest [flags] FILE|- ...", ingestDescription+transcriptHelp)
+	setUsage(fs, "omoide ingest [flags] FILE|- ...", ingestDescription+transcript.Format)
 	files, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
@@ -75,7 +76,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *batch <= 0 {
 		return fmt.Errorf("%w: -batch %d: must be positive", errUsage, *batch)
 	}
-	topts := transcriptOptions{User: *user}
+	topts := transcript.Options{User: *user}
 	if *tz != "" {
 		if topts.Location, err = time.LoadLocation(*tz); err != nil {
 			return fmt.Errorf("%w: -tz: %v", errUsage, err)
@@ -252,7 +253,7 @@ type ingester struct {
 const maxReported = 20
 
 // file ingests one input.
-func (in *ingester) file(ctx context.Context, name, format string, topts transcriptOptions) error {
+func (in *ingester) file(ctx context.Context, name, format string, topts transcript.Options) error {
 	r, format, closeFn, err := openInput(name, format)
 	if err != nil {
 		return err
@@ -283,7 +284,7 @@ func (in *ingester) file(ctx context.Context, name, format string, topts transcr
 		return nil
 	}
 	if format == formatTranscript {
-		err = readTranscript(r, topts, emit, bad)
+		err = transcript.Read(r, topts, emit, bad)
 	} else {
 		err = readJSONL(ctx, r, emit, bad)
 	}

@@ -1,10 +1,11 @@
 package main
 
-import (
-	"github.com/omoide/omoide/episode"
-)
+import "unicode/utf8"
 
-// checkEpisode validates e as the store will, without changing it.
-func checkEpisode(e episode.Episode) error {
-	return e.Normalize() // e is a copy: the defaults it fills stay here
+// clipRunes cuts s to n code points, for quoting input in an error.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }

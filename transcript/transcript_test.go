@@ -1,4 +1,4 @@
-package main
+package transcript
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 	"github.com/omoide/omoide/episode"
 )
 
-// parseTranscript reads text and returns what readTranscript reported, one
+// parseTranscript reads text and returns what Read reported, one
 // string per episode or error.
-func parseTranscript(t *testing.T, text string, opts transcriptOptions) (eps, bads []string) {
+func parseTranscript(t *testing.T, text string, opts Options) (eps, bads []string) {
 	t.Helper()
-	err := readTranscript(strings.NewReader(text), opts,
+	err := Read(strings.NewReader(text), opts,
 		func(line int, e episode.Episode) error {
 			eps = append(eps, fmt.Sprintf("%d %s|%s|%q|%q|%s", line, e.ExternalID, e.Source, e.UserText, e.ReplyText, e.OccurredAt.Format(time.RFC3339)))
 			return nil
@@ -24,7 +24,7 @@ func parseTranscript(t *testing.T, text string, opts transcriptOptions) (eps, ba
 			return nil
 		})
 	if err != nil {
-		t.Fatalf("readTranscript: %v", err)
+		t.Fatalf("Read: %v", err)
 	}
 	return eps, bads
 }
@@ -37,7 +37,7 @@ func TestReadTranscript(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		text string
-		opts transcriptOptions
+		opts Options
 		eps  []string
 		bads []string // line: a fragment of the error
 	}{
@@ -54,7 +54,7 @@ func TestReadTranscript(t *testing.T) {
 		{
 			name: "same second twice, switching users, -user default",
 			text: "@ 2025-06-01 21:30 +09:00\n> a\n\n@ 2025-06-01 12:30 Z\n> b\n\n# user: kenta\n@ 2025-06-01 21:30:00 +0900\n> c\n",
-			opts: transcriptOptions{User: "haruka"},
+			opts: Options{User: "haruka"},
 			eps: []string{
 				`1 haruka:2025-06-01T12:30:00Z:1|notification|"a"|""|2025-06-01T21:30:00+09:00`,
 				`4 haruka:2025-06-01T12:30:00Z:2|notification|"b"|""|2025-06-01T12:30:00Z`,
@@ -72,7 +72,7 @@ func TestReadTranscript(t *testing.T) {
 		{
 			name: "zone from # tz and from -tz",
 			text: "# user: u\n@ 2025-06-01 21:30\n> a\n\n# tz: UTC\n@ 2025-06-01 21:30\n> b\n",
-			opts: transcriptOptions{Location: tokyo},
+			opts: Options{Location: tokyo},
 			eps: []string{
 				`2 u:2025-06-01T12:30:00Z:1|notification|"a"|""|2025-06-01T21:30:00+09:00`,
 				`6 u:2025-06-01T21:30:00Z:1|notification|"b"|""|2025-06-01T21:30:00Z`,
@@ -136,7 +136,7 @@ func TestReadTranscript(t *testing.T) {
 func TestReadTranscriptStopsWhenTold(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
-	err := readTranscript(strings.NewReader("# user: u\n> stray\n\n@ 2025-06-01T12:30:00Z\n> a\n"), transcriptOptions{},
+	err := Read(strings.NewReader("# user: u\n> stray\n\n@ 2025-06-01T12:30:00Z\n> a\n"), Options{},
 		func(int, episode.Episode) error { n++; return nil },
 		func(int, error) error { return stop })
 	if !errors.Is(err, stop) || n != 0 {

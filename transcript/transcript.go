@@ -1,4 +1,8 @@
-package main
+// Package transcript reads conversation transcripts, a plain text format a
+// person can write or export from a chat (Format describes it), into
+// episodes: one block, one exchange, with a stable external id so that
+// reading the file again adds only its new blocks.
+package transcript
 
 import (
 	"bufio"
@@ -13,8 +17,8 @@ import (
 	"github.com/omoide/omoide/episode"
 )
 
-// transcriptHelp documents the transcript format (omoide ingest -help).
-const transcriptHelp = `Transcript format (UTF-8 text, one file per conversation or several users per file):
+// Format describes the transcript format (omoide ingest -help prints it).
+const Format = `Transcript format (UTF-8 text, one file per conversation or several users per file):
 
   # user: haruka
   # tz: Asia/Tokyo            (optional: the zone of timestamps written without an offset)
@@ -46,8 +50,9 @@ const transcriptHelp = `Transcript format (UTF-8 text, one file per conversation
     Re-ingesting the file, or the file with blocks appended, adds only the new blocks.
 `
 
-// transcriptOptions configure readTranscript.
-type transcriptOptions struct {
+// Options configure Read. The zero value reads transcripts whose blocks all
+// name their person and give their timestamps an offset.
+type Options struct {
 	User     string         // the person of blocks before any "# user:" line
 	Location *time.Location // the zone of timestamps without an offset; nil: they are an error
 }
@@ -64,10 +69,11 @@ type tblock struct {
 	errLine int
 }
 
-// readTranscript reads a transcript, calling emit with each block's episode
-// and the line of its "@", and bad with each malformed block or line (its
-// first problem). Reading stops at the first error emit or bad returns.
-func readTranscript(r io.Reader, opts transcriptOptions, emit func(line int, e episode.Episode) error, bad func(line int, err error) error) error {
+// Read reads a transcript, calling emit with each block's episode (checked
+// as a store checks it: episode.Episode.Normalize) and the line of its "@",
+// and bad with each malformed block or line (its first problem). Reading
+// stops at the first error emit or bad returns, which Read returns.
+func Read(r io.Reader, opts Options, emit func(line int, e episode.Episode) error, bad func(line int, err error) error) error {
 	user, loc := opts.User, opts.Location
 	seen := map[string]int{} // user + "\x00" + stamp → blocks so far
 	var cur *tblock
@@ -183,7 +189,7 @@ func readTranscript(r io.Reader, opts transcriptOptions, emit func(line int, e e
 // episode converts a complete block.
 func (b *tblock) episode() (episode.Episode, error) {
 	if b.user == "" {
-		return episode.Episode{}, errors.New(`the block has no user: put a "# user: NAME" line above it, or pass -user`)
+		return episode.Episode{}, errors.New(`the block has no user: put a "# user: NAME" line above it, or name the person of such blocks (omoide ingest -user)`)
 	}
 	e := episode.Episode{
 		User:       b.user,
@@ -205,7 +211,7 @@ func (b *tblock) episode() (episode.Episode, error) {
 			e.Source = episode.DefaultSource
 		}
 	}
-	return e, checkEpisode(e)
+	return e, e.Normalize() // on a copy: the defaults it fills stay here
 }
 
 // parseDirective recognizes "# user: NAME" and "# tz: ZONE" (after the '#').
