@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/omoide/omoide/retriever"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/omoide/omoide/omoidehttp"
+	"github.com/omoide/omoide/retriever"
 )
 
 // envClusterTools names the folder holding caddy and litestream (make tools);
@@ -166,17 +168,15 @@ func waitHTTP(u string) bool {
 	return false
 }
 
-// getAs and postAs are a GET and a POST routed as user (mover.callAs).
+// getAs and postAs are a GET and a POST of the URL u routed as user
+// (omoidehttp.As); the cluster's nodes have no token.
 func getAs(u, user string, out any) error {
-	return clusterClient.callAs(context.Background(), http.MethodGet, u, user, nil, out)
+	return omoidehttp.Client{}.Do(context.Background(), http.MethodGet, u, omoidehttp.As(user), nil, out)
 }
 
 func postAs(u, user string, body, out any) error {
-	return clusterClient.callAs(context.Background(), http.MethodPost, u, user, body, out)
+	return omoidehttp.Client{}.Do(context.Background(), http.MethodPost, u, omoidehttp.As(user), body, out)
 }
-
-// clusterClient is the cluster test's HTTP client (its nodes have no token).
-var clusterClient = mover{client: http.DefaultClient}
 
 // latency logs a retrieval's p50 and p99 through the proxy and straight to
 // the person's node, the two alternated, 200 of each.
@@ -219,7 +219,7 @@ func (c *cluster) placement() map[string]map[string]int {
 	c.t.Helper()
 	out := map[string]map[string]int{}
 	for name, n := range c.nodes {
-		people, err := clusterClient.people(context.Background(), "http://"+n.addr)
+		people, err := omoidehttp.Client{BaseURL: "http://" + n.addr}.People(context.Background())
 		if err != nil {
 			c.t.Fatal(err)
 		}
@@ -409,7 +409,7 @@ func TestCluster(t *testing.T) {
 		}
 	}
 	there := map[string]bool{}
-	recs, err := clusterClient.export(context.Background(), "http://"+n2.addr+"/v1/users/"+risky+"/episodes")
+	recs, err := omoidehttp.Client{BaseURL: "http://" + n2.addr}.Episodes(context.Background(), risky)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,22 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/omoidehttp"
 )
@@ -59,10 +51,9 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		people = append(people, more...)
 	}
-	m := mover{from: strings.TrimRight(*from, "/"), to: strings.TrimRight(*to, "/"), token: os.Getenv(envToken),
-		hold: *holdFor, client: &http.Client{Timeout: *timeout}}
+	m := omoidehttp.Mover{From: *from, To: *to, Token: os.Getenv(envToken), Hold: *holdFor, HTTP: &http.Client{Timeout: *timeout}}
 	if *proxy != "" && *from != "" && *to != "" {
-		owned, err := m.ownedByDestination(ctx, strings.TrimRight(*proxy, "/"))
+		owned, err := m.OwnedByDestination(ctx, *proxy)
 		if err != nil {
 			return err
 		}
@@ -84,7 +75,7 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	start, episodes := time.Now(), 0
 	for i, user := range people {
-		n, err := m.move(ctx, user)
+		n, err := m.Move(ctx, user)
 		if err != nil {
 			return fmt.Errorf("move %q (%d of %d; the people before it are moved): %w", user, i+1, len(people), err)
 		}
@@ -116,211 +107,4 @@ func readLines(name string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// mover moves people between two nodes over their HTTP API.
-type mover struct {
-	from, to, token string
-	hold            time.Duration
-	client          *http.Client
-}
-
-// move moves one person (see moveDescription) and returns how many episodes
-// it moved. When it fails it releases the hold, so that the person is
-// writable at the source again and the move can be run again at once.
-func (m mover) move(ctx context.Context, user string) (int, error) {
-	base := "/v1/users/" + url.PathEscape(user)
-	// The same move gets the same token, so that running it again renews its
-	// hold instead of waiting for it to end; another move of the person is
-	// refused while the hold lasts.
-	sum := sha256.Sum256([]byte(m.from + "\x00" + m.to + "\x00" + user))
-	var held struct{ Token string }
-	if err := m.call(ctx, http.MethodPost, m.from+base+"/hold", "", map[string]any{"seconds": int(m.hold.Seconds()), "token": hex.EncodeToString(sum[:16])}, &held); err != nil {
-		return 0, fmt.Errorf("hold at the source: %w", err)
-	}
-	n, err := m.copyAndForget(ctx, base, held.Token)
-	if err != nil {
-		if rerr := m.call(context.WithoutCancel(ctx), http.MethodDelete, m.from+base+"/hold", held.Token, nil, nil); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("release the hold (it ends by itself at its expiry): %w", rerr))
-		}
-		n = max(n, 0)
-	}
-	return n, err
-}
-
-// copyAndForget is move's steps 2 to 5; n is -1 when it failed before the
-// forget.
-func (m mover) copyAndForget(ctx context.Context, base, token string) (n int, err error) {
-	recs, err := m.export(ctx, m.from+base+"/episodes")
-	if err != nil {
-		return -1, fmt.Errorf("export from the source: %w", err)
-	}
-	for start := 0; start < len(recs); start += omoidehttp.MaxPage {
-		batch := recs[start:min(start+omoidehttp.MaxPage, len(recs))]
-		if err := m.call(ctx, http.MethodPost, m.to+base+"/episodes", "", batch, nil); err != nil {
-			return -1, fmt.Errorf("import at the destination (episodes %d..%d): %w", start, start+len(batch)-1, err)
-		}
-	}
-	there, err := m.export(ctx, m.to+base+"/episodes")
-	if err != nil {
-		return -1, fmt.Errorf("count at the destination: %w", err)
-	}
-	have := make(map[string]bool, len(there))
-	for _, r := range there {
-		have[r.ID] = true
-	}
-	for _, r := range recs {
-		if !have[r.ID] {
-			return -1, fmt.Errorf("episode %q is not at the destination after the import: the source keeps the person", r.ID)
-		}
-	}
-	var forgot struct{ Deleted int }
-	if err := m.call(ctx, http.MethodDelete, m.from+base, token, nil, &forgot); err != nil {
-		return 0, fmt.Errorf("forget at the source (the destination holds all %d episodes; run the move again): %w", len(recs), err)
-	}
-	if forgot.Deleted != len(recs) {
-		return len(recs), fmt.Errorf("the source forgot %d episodes, %d were exported: a write passed the hold", forgot.Deleted, len(recs))
-	}
-	return len(recs), nil
-}
-
-// export reads every page of a person's episodes at url.
-func (m mover) export(ctx context.Context, u string) ([]episode.Record, error) {
-	var all []episode.Record
-	next := ""
-	for {
-		var page struct {
-			Episodes []episode.Record `json:"episodes"`
-			Next     *int64           `json:"next"`
-		}
-		q := "?limit=" + strconv.Itoa(omoidehttp.MaxPage)
-		if next != "" {
-			q += "&after=" + next
-		}
-		if err := m.call(ctx, http.MethodGet, u+q, "", nil, &page); err != nil {
-			return nil, err
-		}
-		all = append(all, page.Episodes...)
-		if page.Next == nil || len(page.Episodes) == 0 {
-			return all, nil
-		}
-		next = strconv.FormatInt(*page.Next, 10)
-	}
-}
-
-// call sends body (JSON, when not nil) and decodes a 200's answer into out
-// (when not nil); any other status is an error with the node's message. hold,
-// when not "", is sent as the omoidehttp.HoldHeader.
-func (m mover) call(ctx context.Context, method, u, hold string, body, out any) error {
-	h := http.Header{}
-	if hold != "" {
-		h.Set(omoidehttp.HoldHeader, hold)
-	}
-	return m.send(ctx, method, u, h, body, out)
-}
-
-// callAs is call routed as user (omoidehttp.UserHeader).
-func (m mover) callAs(ctx context.Context, method, u, user string, body, out any) error {
-	h := http.Header{}
-	h.Set(omoidehttp.UserHeader, user)
-	return m.send(ctx, method, u, h, body, out)
-}
-
-// send is call and callAs: the request with the token and header h.
-func (m mover) send(ctx context.Context, method, u string, h http.Header, body, out any) error {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, r)
-	if err != nil {
-		return err
-	}
-	req.Header = h
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if m.token != "" {
-		req.Header.Set("Authorization", "Bearer "+m.token)
-	}
-	resp, err := m.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
-		if json.Unmarshal(raw, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s: %d: %s", method, u, resp.StatusCode, e.Error)
-		}
-		return fmt.Errorf("%s %s: %d", method, u, resp.StatusCode)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return errors.Join(fmt.Errorf("%s %s: decoding the answer", method, u), err)
-	}
-	return nil
-}
-
-// ownedByDestination lists the source's people whom the proxy routes to the
-// destination: it asks the destination its node name (GET /v1/node), then,
-// for each person of the source (GET /v1/users), which node answers GET
-// /v1/node through the proxy when the request is routed as that person.
-func (m mover) ownedByDestination(ctx context.Context, proxy string) ([]string, error) {
-	var dest struct{ Node string }
-	if err := m.call(ctx, http.MethodGet, m.to+"/v1/node", "", nil, &dest); err != nil {
-		return nil, fmt.Errorf("the destination's name: %w", err)
-	}
-	if dest.Node == "" {
-		return nil, errors.New("the destination reports no node name: run every node with -node NAME")
-	}
-	people, err := m.people(ctx, m.from)
-	if err != nil {
-		return nil, fmt.Errorf("the source's people: %w", err)
-	}
-	var owned []string
-	for _, p := range people {
-		var at struct{ Node string }
-		if err := m.callAs(ctx, http.MethodGet, proxy+"/v1/node", p.User, nil, &at); err != nil {
-			return nil, fmt.Errorf("where the proxy routes %q: %w", p.User, err)
-		}
-		if at.Node == dest.Node {
-			owned = append(owned, p.User)
-		}
-	}
-	return owned, nil
-}
-
-// people reads every page of the people of the node at base (GET /v1/users).
-func (m mover) people(ctx context.Context, base string) ([]episode.Person, error) {
-	var all []episode.Person
-	after := ""
-	for {
-		var page struct {
-			Users []episode.Person `json:"users"`
-			Next  *string          `json:"next"`
-		}
-		q := "?limit=" + strconv.Itoa(omoidehttp.MaxPage)
-		if after != "" {
-			q += "&after=" + url.QueryEscape(after)
-		}
-		if err := m.call(ctx, http.MethodGet, base+"/v1/users"+q, "", nil, &page); err != nil {
-			return nil, err
-		}
-		all = append(all, page.Users...)
-		if page.Next == nil || len(page.Users) == 0 {
-			return all, nil
-		}
-		after = *page.Next
-	}
 }

@@ -774,8 +774,7 @@ func TestMove(t *testing.T) {
 	}
 	list := func(base, user string) []episode.Record {
 		t.Helper()
-		m := mover{token: token, client: client}
-		recs, err := m.export(context.Background(), base+"/v1/users/"+url.PathEscape(user)+"/episodes")
+		recs, err := omoidehttp.Client{BaseURL: base, Token: token, HTTP: client}.Episodes(context.Background(), user)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -869,7 +868,7 @@ func TestMoveOwnedThroughProxy(t *testing.T) {
 	if !strings.Contains(out, "moved 3 people, 3 episodes") {
 		t.Fatalf("move -proxy: %q", out)
 	}
-	at, err := (mover{client: client}).people(context.Background(), a.base)
+	at, err := omoidehttp.Client{BaseURL: a.base, HTTP: client}.People(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,147 @@
+package omoidehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/omoide/omoide/episode"
+)
+
+// Client calls a node that serves this API. Its zero value with a BaseURL
+// works. It is safe for concurrent use.
+type Client struct {
+	BaseURL string       // e.g. http://127.0.0.1:8765
+	Token   string       // the node's bearer token, if it has one
+	HTTP    *http.Client // nil: http.DefaultClient
+}
+
+// Do sends body (as JSON, when not nil) to the path under BaseURL with the
+// header h (may be nil) and decodes a 200's answer into out (when not nil);
+// any other status is an error that carries the node's message.
+func (c Client) Do(ctx context.Context, method, path string, h http.Header, body, out any) error {
+	u := strings.TrimRight(c.BaseURL, "/") + path
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return err
+	}
+	if h != nil {
+		req.Header = h.Clone()
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		if json.Unmarshal(raw, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s %s: %d: %s", method, u, resp.StatusCode, e.Error)
+		}
+		return fmt.Errorf("%s %s: %d", method, u, resp.StatusCode)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return errors.Join(fmt.Errorf("%s %s: decoding the answer", method, u), err)
+	}
+	return nil
+}
+
+// As returns a header that routes a request as user (UserHeader): for a
+// proxy that routes people to nodes.
+func As(user string) http.Header {
+	h := http.Header{}
+	h.Set(UserHeader, user)
+	return h
+}
+
+// Episodes returns every episode of user on the node, page by page (GET
+// /v1/users/{user}/episodes), as records that POST /v1/episodes takes back.
+func (c Client) Episodes(ctx context.Context, user string) ([]episode.Record, error) {
+	var all []episode.Record
+	next := ""
+	for {
+		var page struct {
+			Episodes []episode.Record `json:"episodes"`
+			Next     *int64           `json:"next"`
+		}
+		q := "?limit=" + strconv.Itoa(MaxPage)
+		if next != "" {
+			q += "&after=" + next
+		}
+		if err := c.Do(ctx, http.MethodGet, "/v1/users/"+url.PathEscape(user)+"/episodes"+q, nil, nil, &page); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Episodes...)
+		if page.Next == nil || len(page.Episodes) == 0 {
+			return all, nil
+		}
+		next = strconv.FormatInt(*page.Next, 10)
+	}
+}
+
+// People returns every person of the node with their episode counts, page
+// by page (GET /v1/users).
+func (c Client) People(ctx context.Context) ([]episode.Person, error) {
+	var all []episode.Person
+	after := ""
+	for {
+		var page struct {
+			Users []episode.Person `json:"users"`
+			Next  *string          `json:"next"`
+		}
+		q := "?limit=" + strconv.Itoa(MaxPage)
+		if after != "" {
+			q += "&after=" + url.QueryEscape(after)
+		}
+		if err := c.Do(ctx, http.MethodGet, "/v1/users"+q, nil, nil, &page); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Users...)
+		if page.Next == nil || len(page.Users) == 0 {
+			return all, nil
+		}
+		after = *page.Next
+	}
+}
+
+// Node returns the name of the node that answers h's request (GET /v1/node;
+// through a proxy, with As(user), the node the proxy routes user to).
+func (c Client) Node(ctx context.Context, h http.Header) (string, error) {
+	var n struct{ Node string }
+	if err := c.Do(ctx, http.MethodGet, "/v1/node", h, nil, &n); err != nil {
+		return "", err
+	}
+	return n.Node, nil
+}
