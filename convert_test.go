@@ -5,25 +5,11 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
-	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
-
-// TestRequestOf: a query's context becomes the request's Recent, never nil,
-// so that the stored episodes never stand in for an empty context.
-func TestRequestOf(t *testing.T) {
-	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	req := omoide.RequestOf(dataset.Query{User: "u", Text: "t", Now: now, Context: []dataset.Message{{Role: "user", Content: "c"}}})
-	if req.User != "u" || req.Text != "t" || !req.Now.Equal(now) || len(req.Recent) != 1 || req.Recent[0] != (retriever.Message{Role: "user", Content: "c"}) {
-		t.Fatalf("request = %+v", req)
-	}
-	if omoide.RequestOf(dataset.Query{}).Recent == nil {
-		t.Fatal("an empty context became a nil Recent")
-	}
-}
 
 // TestEvidenceOf: each hit becomes evidence with its episode's time and texts,
 // its reason, and its relevance in MemoryPack's terms.

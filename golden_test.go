@@ -62,7 +62,7 @@ func golden(t *testing.T, dir, zone string) {
 			var out strings.Builder
 			found, labelled := 0, 0
 			for _, q := range qs {
-				section, res, err := mem.Evidence(ctx, omoide.RequestOf(q))
+				section, res, err := mem.Evidence(ctx, q.Request())
 				if err != nil {
 					t.Fatalf("%s: %v", q.ID, err)
 				}

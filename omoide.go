@@ -19,7 +19,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
@@ -227,17 +226,6 @@ func (m *Memory) Evidence(ctx context.Context, req retriever.Request) (string, r
 		pack.Location = req.Location
 	}
 	return memorypack.RenderEvidence(EvidenceOf(res), pack), res, nil
-}
-
-// RequestOf converts a query of the evaluation format (package dataset) into
-// a retrieval request. Its context is always non-nil, so the stored episodes
-// never stand in for it.
-func RequestOf(q dataset.Query) retriever.Request {
-	recent := make([]retriever.Message, len(q.Context))
-	for i, m := range q.Context {
-		recent[i] = retriever.Message{Role: m.Role, Content: m.Content}
-	}
-	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now}
 }
 
 // EvidenceOf returns a retrieval's hits as MemoryPack evidence: the episode's

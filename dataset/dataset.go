@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
 )
 
 // Episode is one line of episodes.jsonl.
@@ -46,6 +47,16 @@ type Query struct {
 	// (set by LoadSuite): query ids need not be unique (sui-ja-dev gives a
 	// context's every written reply the same id).
 	Ordinal int `json:"-"`
+}
+
+// Request is the retrieval request of q. Its context is always non-nil, so
+// the stored episodes never stand in for it.
+func (q Query) Request() retriever.Request {
+	recent := make([]retriever.Message, len(q.Context))
+	for i, m := range q.Context {
+		recent[i] = retriever.Message{Role: m.Role, Content: m.Content}
+	}
+	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now}
 }
 
 // Episode converts a dataset episode into a store episode whose ExternalID is

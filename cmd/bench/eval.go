@@ -311,7 +311,7 @@ func runQueries(ctx context.Context, r *retriever.Retriever, qs []dataset.Query,
 				if errs[w] != nil {
 					continue
 				}
-				req := omoide.RequestOf(qs[i])
+				req := qs[i].Request()
 				req.WithCandidates = true
 				res, err := r.Retrieve(ctx, req)
 				if err != nil {

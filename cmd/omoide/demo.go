@@ -80,7 +80,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			continue
 		}
 		asked++
-		section, res, err := mem.Evidence(ctx, omoide.RequestOf(q))
+		section, res, err := mem.Evidence(ctx, q.Request())
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
-	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/retriever"
 )
 
 func main() {
@@ -45,7 +43,7 @@ func run(ctx context.Context, w io.Writer) error {
 	defer mem.Close()
 
 	// After each exchange:
-	_, err = mem.Add(ctx, episode.Episode{
+	_, err = mem.Add(ctx, omoide.Episode{
 		User: "haruka", UserText: "昨日駅前のラーメン屋に行ったよ", ReplyText: "いいね！何を食べたの？",
 		OccurredAt: time.Now(),
 	})
@@ -55,12 +53,12 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// Before each reply: the section to put in the prompt ("" when nothing is worth injecting).
 	// Per request, Filter replaces the searched set (a private conversation:
-	// &retriever.Filter{MaxSensitivity: episode.SensitivityPrivate, States: retriever.DefaultOptions().Filter.States})
+	// &omoide.Filter{MaxSensitivity: omoide.SensitivityPrivate, States: mem.Retriever.Options().Filter.States})
 	// and InjectThreshold (a *float64) the inject threshold.
-	section, res, err := mem.Evidence(ctx, retriever.Request{
+	section, res, err := mem.Evidence(ctx, omoide.Request{
 		User:   "haruka",
 		Text:   "この前のラーメン屋、また行きたいな",
-		Recent: []retriever.Message{{Role: "assistant", Content: "おかえり！今日はどうだった？"}},
+		Recent: []omoide.Message{{Role: "assistant", Content: "おかえり！今日はどうだった？"}},
 	})
 	if err != nil {
 		return err
