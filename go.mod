@@ -4,10 +4,13 @@ go 1.26.0
 
 require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
+	github.com/ikawaha/kagome-dict v1.1.7
 	github.com/ikawaha/kagome-dict/ipa v1.2.6
 	github.com/ikawaha/kagome/v2 v2.10.3
+	github.com/kljensen/snowball v0.10.0
 	github.com/mattn/go-sqlite3 v1.14.53
 	golang.org/x/text v0.43.0
+	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -18,7 +21,6 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/ikawaha/kagome-dict v1.1.7 // indirect
-	github.com/kljensen/snowball v0.10.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
 )

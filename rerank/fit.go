@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 )
 
 // FitOptions are the ensemble's size and regularization.
@@ -209,32 +212,47 @@ type split struct {
 }
 
 // plattScale fits P = sigmoid(a·z + b) to the labels by Newton's method on
-// the log-loss (Platt scaling).
+// the log-loss (Platt scaling; gonum/optimize), from a = 1, b = 0: the
+// trees' own log-odds.
 func plattScale(z, ys []float64) (a, b float64) {
-	a, b = 1, 0
-	for range 50 {
-		var ga, gb, haa, hab, hbb float64
+	logLoss := func(x []float64) float64 {
+		var l float64
 		for i, zi := range z {
-			p := sigmoid(a*zi + b)
-			d := p - ys[i]
+			t := x[0]*zi + x[1] // log(1+e^t) − y·t, stable for either sign of t
+			l += max(t, 0) + math.Log1p(math.Exp(-math.Abs(t))) - ys[i]*t
+		}
+		return l
+	}
+	grad := func(g, x []float64) {
+		g[0], g[1] = 0, 0
+		for i, zi := range z {
+			d := sigmoid(x[0]*zi+x[1]) - ys[i]
+			g[0] += d * zi
+			g[1] += d
+		}
+	}
+	hess := func(h *mat.SymDense, x []float64) {
+		var haa, hab, hbb float64
+		for _, zi := range z {
+			p := sigmoid(x[0]*zi + x[1])
 			w := max(p*(1-p), 1e-12)
-			ga += d * zi
-			gb += d
 			haa += w * zi * zi
 			hab += w * zi
 			hbb += w
 		}
-		det := haa*hbb - hab*hab
-		if det <= 0 {
-			break
-		}
-		da, db := (hbb*ga-hab*gb)/det, (haa*gb-hab*ga)/det
-		a, b = a-da, b-db
-		if math.Abs(da)+math.Abs(db) < 1e-9 {
-			break
-		}
+		h.SetSym(0, 0, haa)
+		h.SetSym(0, 1, hab)
+		h.SetSym(1, 1, hbb)
 	}
-	return a, b
+	// The gradient is a sum over the rows: its bound grows with them. A line
+	// search that can lower the loss no further ends with an error at its
+	// best point: res.X is the fit either way.
+	res, _ := optimize.Minimize(optimize.Problem{Func: logLoss, Grad: grad, Hess: hess}, []float64{1, 0},
+		&optimize.Settings{GradientThreshold: 1e-10 * float64(len(z)), MajorIterations: 100}, &optimize.Newton{})
+	if res == nil || len(res.X) != 2 || math.IsNaN(res.X[0]+res.X[1]) {
+		return 1, 0 // the trees' log-odds as they are
+	}
+	return res.X[0], res.X[1]
 }
 
 // Bin is one bin of a reliability table.

@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -50,6 +51,26 @@ func TestFitSameOnAnyCores(t *testing.T) {
 	for i := 1; i < len(models); i++ {
 		if !bytes.Equal(models[i], models[0]) {
 			t.Fatalf("the model fitted with %d parts differs from the one fitted with 1", []int{1, 2, 3, 7}[i])
+		}
+	}
+}
+
+// TestPlattScale: Platt scaling recovers the slope and intercept of labels
+// drawn from a known logistic curve, and leaves calibrated log-odds as they
+// are (a ≈ 1, b ≈ 0).
+func TestPlattScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []struct{ a, b float64 }{{2, -1}, {1, 0}, {0.5, 0.7}} {
+		z, ys := make([]float64, 20000), make([]float64, 20000)
+		for i := range z {
+			z[i] = rng.NormFloat64() * 2
+			if rng.Float64() < sigmoid(c.a*z[i]+c.b) {
+				ys[i] = 1
+			}
+		}
+		a, b := plattScale(z, ys)
+		if math.Abs(a-c.a) > 0.1 || math.Abs(b-c.b) > 0.1 {
+			t.Errorf("labels of sigmoid(%g·z + %g): fitted a %.3f, b %.3f", c.a, c.b, a, b)
 		}
 	}
 }

@@ -640,8 +640,7 @@ func forgetPeople(ctx context.Context, path, preset string, ef embedFlags, names
 		return nil, err
 	}
 	f.LiveAfter, f.FileAfter, f.EpisodesLeft = after.FileBytes-after.FreeBytes, after.FileBytes, after.Episodes
-	slices.Sort(took)
-	f.P50MS, f.P99MS = durMS(took[len(took)/2]), durMS(took[len(took)*99/100])
+	f.P50MS, f.P99MS = durMS(percentile(took, 50)), durMS(percentile(took, 99))
 	fmt.Fprintf(log, "  %s: forgot %d people (%d episodes): live %s -> %s\n", preset, n, f.Episodes, mib(f.LiveBefore), mib(f.LiveAfter))
 	return f, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"gonum.org/v1/gonum/stat"
 	"math"
 	"slices"
 	"time"
@@ -198,15 +199,16 @@ func rate(num, den int) float64 {
 
 // percentile returns the p-th percentile (0 < p <= 100) of ds by the
 // nearest-rank method: the smallest value such that at least p% of the values
-// are at or below it, i.e. sorted[ceil(p/100·n)-1]. It returns 0 for no
+// are at or below it (gonum's stat.Empirical quantile). It returns 0 for no
 // values. ds is not modified.
 func percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	r := int(math.Ceil(p / 100 * float64(len(s))))
-	r = min(max(r, 1), len(s))
-	return s[r-1]
+	x := make([]float64, len(ds))
+	for i, d := range ds {
+		x[i] = float64(d)
+	}
+	slices.Sort(x)
+	return time.Duration(stat.Quantile(p/100, stat.Empirical, x, nil))
 }
