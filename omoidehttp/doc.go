@@ -49,6 +49,7 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"token", "until"}: the person's writes get 503
                          with Retry-After until then, unless they carry "X-Omoide-Hold: TOKEN" (omoide move)
   DELETE /v1/users/{user}/hold    (with X-Omoide-Hold) release it
+  GET    /v1/openapi.json  this API's OpenAPI 3.1 description (docs/openapi.json is a copy)
   GET    /healthz        {"ok": true, "node" (-node), "episodes", "users", "fts_rows", "vector_rows",
                           "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}
 

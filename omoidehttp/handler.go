@@ -62,32 +62,10 @@ func NewHandler(mem *omoide.Memory, cfg Config) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Handler{mem: mem, cfg: cfg, mux: http.NewServeMux(), token: sha256.Sum256([]byte(cfg.Token))}
-	routes := []struct {
-		method, path string
-		h            func(w http.ResponseWriter, r *http.Request) (any, error)
-	}{
-		{http.MethodPost, "/v1/episodes", s.addEpisodes},
-		{http.MethodPut, "/v1/episodes", s.updateEpisodes},
-		{http.MethodPost, "/v1/retrieve", s.retrieve},
-		{http.MethodPost, "/v1/pack", s.pack},
-		{http.MethodPost, "/v1/users/{user}/episodes", s.addEpisodes},
-		{http.MethodPut, "/v1/users/{user}/episodes", s.updateEpisodes},
-		{http.MethodPost, "/v1/users/{user}/retrieve", s.retrieve},
-		{http.MethodPost, "/v1/users/{user}/pack", s.pack},
-		{http.MethodDelete, "/v1/episodes/{id}", s.deleteEpisode},
-		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", s.deleteExternal},
-		{http.MethodDelete, "/v1/users/{user}", s.forgetUser},
-		{http.MethodGet, "/v1/users/{user}/episodes", s.listEpisodes},
-		{http.MethodGet, "/v1/users", s.listPeople},
-		{http.MethodGet, "/v1/node", s.nodeName},
-		{http.MethodPost, "/v1/users/{user}/hold", s.holdUser},
-		{http.MethodDelete, "/v1/users/{user}/hold", s.releaseUser},
-		{http.MethodGet, "/healthz", s.healthz},
-	}
 	allowed := map[string][]string{}
 	var paths []string
-	for _, rt := range routes {
-		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt.h))
+	for _, rt := range routeTable() {
+		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(func(w http.ResponseWriter, r *http.Request) (any, error) { return rt.h(s, w, r) }))
 		if allowed[rt.path] == nil {
 			paths = append(paths, rt.path)
 		}

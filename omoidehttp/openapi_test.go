@@ -1,0 +1,185 @@
+package omoidehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+
+	"github.com/omoide/omoide"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/openapi.json")
+
+// TestOpenAPIFile: docs/openapi.json is the description the handler serves
+// (go test ./omoidehttp -run TestOpenAPIFile -update rewrites it).
+func TestOpenAPIFile(t *testing.T) {
+	path := filepath.Join("..", "docs", "openapi.json")
+	if *update {
+		if err := os.WriteFile(path, OpenAPI(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, OpenAPI()) {
+		t.Errorf("%s is not the description the handler serves: go test ./omoidehttp -run TestOpenAPIFile -update", path)
+	}
+}
+
+// TestOpenAPIValidates: the description is a valid OpenAPI 3.1 document
+// that names every route of the table; and a real request of every route,
+// and the real answer to it, validate against it (pb33f's validator: the
+// bodies against their JSON schemas, closed objects admitting no field the
+// description lacks), an error answer too. A field added to an answer and
+// not to the description fails here.
+func TestOpenAPIValidates(t *testing.T) {
+	doc, err := libopenapi.NewDocument(OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		for _, e := range verrs {
+			t.Errorf("document: %v", e)
+		}
+		t.FailNow()
+	}
+	var described map[string]any
+	if err := json.Unmarshal(OpenAPI(), &described); err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range routeTable() {
+		ops, _ := described["paths"].(map[string]any)[rt.path].(map[string]any)
+		if ops[strings.ToLower(rt.method)] == nil {
+			t.Errorf("%s %s is not in the description", rt.method, rt.path)
+		}
+	}
+
+	ctx := context.Background()
+	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "m.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "secret-token"
+	h := NewHandler(mem, Config{Token: token, Node: "n1", MaxRequestSensitivity: 1})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Wait(); mem.Close() })
+
+	covered := map[string]bool{}
+	call := func(route string, status int, method, path string, header http.Header, body string) map[string]any {
+		t.Helper()
+		covered[route] = true
+		do := func() (*http.Request, *http.Response, []byte) {
+			var r io.Reader
+			if body != "" {
+				r = strings.NewReader(body)
+			}
+			req, err := http.NewRequest(method, srv.URL+path, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, vs := range header {
+				req.Header[k] = vs
+			}
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			if route != "GET /healthz" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			res.Body = io.NopCloser(bytes.NewReader(b))
+			if body != "" {
+				req.Body = io.NopCloser(strings.NewReader(body))
+			}
+			return req, res, b
+		}
+		req, res, b := do()
+		if res.StatusCode != status {
+			t.Fatalf("%s %s: %d, want %d: %s", method, path, res.StatusCode, status, b)
+		}
+		var ok bool
+		var verrs []*verrors.ValidationError
+		if status == http.StatusOK {
+			ok, verrs = v.ValidateHttpRequestResponse(req, res)
+		} else {
+			ok, verrs = v.ValidateHttpResponse(req, res)
+		}
+		if !ok {
+			for _, e := range verrs {
+				t.Errorf("%s %s: %s", method, path, describe(e))
+			}
+		}
+		var out map[string]any
+		json.Unmarshal(b, &out)
+		return out
+	}
+	rec := func(id, text string) string {
+		return fmt.Sprintf(`{"id": %q, "user": "haruka", "user_text": %q, "reply_text": "いいね", "occurred_at": "2025-06-01T12:00:00Z", "kind": "episode"}`, id, text)
+	}
+	as := http.Header{UserHeader: {"haruka"}}
+	call("POST /v1/episodes", 200, "POST", "/v1/episodes", nil, "["+rec("r1", "駅前のラーメン屋に行った")+","+rec("r2", "味噌ラーメンがおいしかった")+"]")
+	call("PUT /v1/episodes", 200, "PUT", "/v1/episodes", nil, `{"episodes": [`+rec("r2", "味噌バターラーメンがおいしかった")+`]}`)
+	call("POST /v1/users/{user}/episodes", 200, "POST", "/v1/users/haruka/episodes", nil, "["+rec("r3", "来週は京都に行く")+"]")
+	call("PUT /v1/users/{user}/episodes", 200, "PUT", "/v1/users/haruka/episodes", nil, "["+rec("r3", "来週は奈良に行く")+"]")
+	q := `{"user": "haruka", "text": "この前のラーメン屋どこだっけ", "recent": [{"role": "assistant", "content": "おかえり"}], "now": "2025-06-20T12:00:00Z", "with_candidates": true, "filter": {"max_sensitivity": "private"}, "inject_threshold": 0.3}`
+	if res := call("POST /v1/retrieve", 200, "POST", "/v1/retrieve", nil, q); len(res["hits"].([]any)) == 0 {
+		t.Errorf("retrieve found nothing: the answer's schema is not exercised: %v", res)
+	}
+	call("POST /v1/users/{user}/retrieve", 200, "POST", "/v1/users/haruka/retrieve", nil, `{"text": "ラーメン", "recent": null}`)
+	if res := call("POST /v1/retrieve", 200, "POST", "/v1/retrieve", nil, `{"user": "haruka", "text": "What did Caroline research?", "recent": []}`); res["trace"].(map[string]any)["unknown_names"] == nil {
+		t.Errorf("no unknown names in the trace: that part of its schema is not exercised: %v", res["trace"])
+	}
+	call("POST /v1/pack", 200, "POST", "/v1/pack", nil, `{"user": "haruka", "text": "ラーメン屋どこ", "recent": [], "strategy": "full", "reasons": true, "tz": "Asia/Tokyo"}`)
+	call("POST /v1/users/{user}/pack", 200, "POST", "/v1/users/haruka/pack", nil, `{"text": "天気", "recent": []}`)
+	page := call("GET /v1/users/{user}/episodes", 200, "GET", "/v1/users/haruka/episodes?limit=1", nil, "")
+	call("GET /v1/users/{user}/episodes", 200, "GET", fmt.Sprintf("/v1/users/haruka/episodes?after=%v", page["next"]), nil, "")
+	call("GET /v1/users", 200, "GET", "/v1/users?limit=1", nil, "")
+	call("GET /v1/node", 200, "GET", "/v1/node", nil, "")
+	hold := call("POST /v1/users/{user}/hold", 200, "POST", "/v1/users/haruka/hold", nil, `{"seconds": 60}`)
+	call("DELETE /v1/users/{user}/hold", 200, "DELETE", "/v1/users/haruka/hold", http.Header{HoldHeader: {fmt.Sprint(hold["token"])}}, "")
+	call("DELETE /v1/users/{user}/episodes/{external_id}", 200, "DELETE", "/v1/users/haruka/episodes/r1", nil, "")
+	stored := call("POST /v1/episodes", 200, "POST", "/v1/episodes", as, "["+rec("r4", "猫を飼い始めた")+"]")
+	call("DELETE /v1/episodes/{id}", 200, "DELETE", fmt.Sprintf("/v1/episodes/%v", stored["ids"].([]any)[0]), as, "")
+	call("GET /v1/openapi.json", 200, "GET", "/v1/openapi.json", nil, "")
+	call("GET /healthz", 200, "GET", "/healthz", nil, "")
+	call("DELETE /v1/users/{user}", 200, "DELETE", "/v1/users/haruka", nil, "")
+	call("POST /v1/retrieve", 400, "POST", "/v1/retrieve", nil, `{"user": "haruka", "text": "x", "unknown": 1}`)
+	for _, rt := range routeTable() {
+		if !covered[rt.method+" "+rt.path] {
+			t.Errorf("%s %s: no request of it was validated", rt.method, rt.path)
+		}
+	}
+}
+
+// describe is a validation error with the fields its schema failures name.
+func describe(e *verrors.ValidationError) string {
+	out := e.Message + ": " + e.Reason
+	for _, f := range e.SchemaValidationErrors {
+		out += fmt.Sprintf("; %s at %s", f.Reason, f.FieldPath)
+	}
+	return out
+}
