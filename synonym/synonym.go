@@ -2,7 +2,7 @@
 // spelled as the default analyzer spells query terms: 子供 → 子ども, キッズ;
 // シール → ステッカー; 浜辺 → 砂浜, ビーチ; 犬 → いぬ, イヌ; 二 → 2.
 //
-// The table is made by synonym/gen from two sources and embedded. The synonym
+// The table is made by cmd/synonymgen from two sources and embedded. The synonym
 // dictionary of SudachiDict (Works Applications, Apache License 2.0; see
 // NOTICE.md) gives orthographic variants (子供, 子ども), abbreviations,
 // loanwords and their Japanese (ベッド, 寝台) and the near synonyms of its

@@ -11,7 +11,7 @@ import (
 // Thesaurus are exactly those whose terms the synonym table is spelled as:
 // every Japanese word of the table is one query term of KagomeSnowball,
 // spelled as it spells it. A table generated before the analyzer changed would
-// look up words no message has (run synonym/gen again). A few base forms
+// look up words no message has (run cmd/synonymgen again). A few base forms
 // (読み → 読む, すます → する) analyse to another base form when alone, so 1 in
 // 1,000 may be spelled otherwise. English terms are stems, and stemming a stem
 // again can shorten it (accelerate → acceler → accel), so they are not

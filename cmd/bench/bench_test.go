@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )

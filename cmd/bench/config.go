@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/embed"
-	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )

@@ -46,7 +46,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/cmd/internal/cli"
 )
 
 // program is bench's command line.

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"

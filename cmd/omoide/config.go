@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/internal/cli"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/transcript"

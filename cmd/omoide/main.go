@@ -34,7 +34,7 @@ import (
 	"io"
 	_ "time/tzdata" // -tz works without the system zoneinfo
 
-	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/cmd/internal/cli"
 )
 
 // program is omoide's command line.

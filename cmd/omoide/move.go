@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/omoidehttp"
 )
 

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/omoide/omoide/internal/cli"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"

@@ -1,10 +1,10 @@
-// Command gen writes synonym/synonyms.txt.gz, the table package synonym
+// Command synonymgen writes synonym/synonyms.txt.gz, the table package synonym
 // embeds, from SudachiDict's synonym dictionary as the npm package
 // sudachi-synonyms-dictionary ships it (JSON; Apache License 2.0):
 //
 //	npm pack sudachi-synonyms-dictionary@18.0.0
 //	tar xzf sudachi-synonyms-dictionary-18.0.0.tgz
-//	go run -tags sqlite_fts5 ./synonym/gen -json package/sudachi-synonyms-dictionary.json
+//	go run -tags sqlite_fts5 ./cmd/synonymgen -json package/sudachi-synonyms-dictionary.json
 //
 // Every headword is spelled as the default analyzer (tokenize.KagomeSnowball)
 // spells a query: a headword that is not exactly one query term there
