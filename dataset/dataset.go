@@ -1,5 +1,5 @@
 // Package dataset reads episodes and queries in the JSON Lines format of the
-// evaluation suites (../shared/eval/README.md) and of testdata/ja.
+// evaluation suites (docs/quality.md) and of testdata/ja.
 package dataset
 
 import (

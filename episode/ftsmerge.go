@@ -10,14 +10,11 @@ import (
 )
 
 // The full-text index grows in segments, and a search seeks every term in
-// every segment: over a million episodes added 500 at a time FTS5's own
-// merging left 9 segments, and a person's BM25 took 0.78 ms to match where
-// one segment takes 0.18 ms (docs/performance.md). So Add merges the index
-// into one segment (FTS5's optimize) each time the episodes added since the
-// last merge reach a sixteenth of the store: the merge rewrites the index,
-// so its cost per episode stays constant (about 2 s at a million episodes,
-// once every 62,500 added), and the episodes added in between sit in a few
-// small segments.
+// every segment. So Add merges the index into one segment (FTS5's optimize)
+// each time the episodes added since the last merge reach a sixteenth of the
+// store: the merge rewrites the index, so its cost per episode stays
+// constant, and the episodes added in between sit in a few small segments
+// (docs/performance.md, "Figures behind the code").
 const (
 	ftsMergeShare = 16   // merge when 1/ftsMergeShare of the store is new
 	ftsMergeMin   = 1000 // and at least this many episodes are

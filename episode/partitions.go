@@ -13,13 +13,10 @@ import (
 // Defaults of the in-memory indexes that Nearest keeps for big partitions.
 const (
 	// DefaultIndexMin is the size from which a person's vectors are searched
-	// in memory: vec0's exact scan costs about 1.6 ms per 1,000 vectors and
-	// query (1M episodes over 1,000 people: knn p50 3.3 ms for two queries),
-	// the in-memory index tens of microseconds once loaded (about 1 µs an
-	// episode, on the person's first search). Below 256 the exact scan is
-	// under half a millisecond and nothing is held. The in-memory search
-	// ranks as the exact scan does: cmd/bench eval -index-min 1 against
-	// -index-min -1 differ by at most 0.001 in Recall@5 on every dev suite.
+	// in memory rather than by vec0's exact scan, whose cost grows with the
+	// partition; below it the scan is cheap and nothing is held. The
+	// in-memory search ranks as the scan does (docs/performance.md, "Figures
+	// behind the code").
 	DefaultIndexMin = 256
 	// DefaultIndexCapacity bounds the vectors held in memory over all
 	// partitions (about 350 bytes each at 256 dimensions); the least recently

@@ -29,11 +29,10 @@ var registerVec sync.Once
 // every connection.
 //
 // SQLite's memory statistics (on by default) take one process-wide mutex on
-// every allocation, so concurrent queries run one at a time: the two BM25
-// queries of a retrieval, each about 0.4–0.7 ms at 10,000 episodes, took
-// together as long as one after the other (bench latency -n 10000: searches
-// 1.23 ms of wall time with the statistics, 0.94 ms without). omoide reads no
-// statistic and sets no heap limit, which need them. When the program has
+// every allocation, so concurrent queries run one at a time (the two BM25
+// queries of a retrieval: docs/performance.md, "Figures behind the code").
+// omoide reads no statistic and sets no heap limit, which need them, so they
+// are turned off. When the program has
 // already used SQLite before the first store is opened the call fails and
 // SQLite keeps counting; everything still works, only slower.
 func registerSQLiteVec() {

@@ -5,7 +5,7 @@
 // and, in the default preset, term coverage, proximity and the message's time
 // window), raises the neighbours of strong matches, gates the retrieval on
 // absolute evidence and selects what to inject, as the reference design's
-// heuristic reranker does (../shared/design/reference-retrieval.md).
+// heuristic reranker does (the reference design: docs/architecture.md).
 //
 // It does no I/O: the caller (package retriever, or cmd/bench replaying
 // retrievals offline) reads the candidates and their evidence and hands them

@@ -193,7 +193,7 @@ type Context struct {
 // searched, the day window ending today. Together with a store built with the
 // "raw" analyzer that scans vectors exactly (omoide's reference preset) it
 // reproduces the original, defects included
-// (../shared/design/reference-retrieval.md; testdata/reference/oracle.json).
+// (the reference design; testdata/reference/oracle.json).
 func ReferenceOptions() Options {
 	return Options{
 		Vector: Vector{K: DefaultKNNK},

@@ -2,7 +2,7 @@
 // given a person's new message and the recent conversation: two fixed queries,
 // vector KNN and BM25 for each, then the ranking of package rerank (fusion,
 // score, neighbours, gate, selection), as the reference design does
-// (../shared/design/reference-retrieval.md).
+// (the reference design: docs/architecture.md).
 //
 // A retrieval runs in stages, each in its own file: prepare (queries.go: the
 // message, its time window, the context and the queries), search (search.go:

@@ -11,9 +11,8 @@
 // nouns a kana spelling may stand for when they are few (イヌ: 犬, 戌, 狗).
 // Only words that are one query term of tokenize.KagomeSnowball are kept,
 // and that analyzer offers them (tokenize.Thesaurus).
-// The table is loaded on first use (about 1 MB compressed, 3 MB in memory,
-// 25 ms) and only read after that, so every function here is safe for
-// concurrent use.
+// The table is loaded on first use and only read after that, so every
+// function here is safe for concurrent use.
 //
 // A synonym group is broad by design (浜辺 holds 海岸 and ビーチ), so the table
 // is for weighing evidence, not for saying two texts mean the same.
