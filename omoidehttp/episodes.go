@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
 )
 
@@ -63,14 +64,14 @@ func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode
 	var inputs []episode.Record
 	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
 	case len(b) > 0 && b[0] == '[':
-		if err := wire.DecodeBytes(raw, &inputs); err != nil {
+		if err := strictjson.DecodeBytes(raw, &inputs); err != nil {
 			return nil, badRequest("invalid JSON body: %v", err)
 		}
 	case len(b) > 0 && b[0] == '{':
 		var body struct {
 			Episodes []episode.Record `json:"episodes"`
 		}
-		if err := wire.DecodeBytes(raw, &body); err != nil {
+		if err := strictjson.DecodeBytes(raw, &body); err != nil {
 			return nil, badRequest("invalid JSON body: %v", err)
 		}
 		inputs = body.Episodes

@@ -17,7 +17,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/internal/wire"
+	"github.com/omoide/omoide/internal/strictjson"
 )
 
 // Config configures NewHandler. Its zero value works: no token, the default
@@ -282,7 +282,7 @@ func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 // readJSON decodes the body strictly into v, within the body limit.
 func (s *Handler) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	if err := wire.Decode(r.Body, v); err != nil {
+	if err := strictjson.Decode(r.Body, v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err

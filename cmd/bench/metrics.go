@@ -1,10 +1,11 @@
 package main
 
 import (
-	"gonum.org/v1/gonum/stat"
 	"math"
 	"slices"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // The ranking metrics take a ranked list of external ids (best first) and the

@@ -15,6 +15,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/transcript"
@@ -330,7 +331,7 @@ func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.E
 			return err
 		}
 		var in episode.Record
-		err = wire.DecodeBytes(b, &in)
+		err = strictjson.DecodeBytes(b, &in)
 		var e episode.Episode
 		if err == nil {
 			if in.ID == "" && in.ExternalID == "" {

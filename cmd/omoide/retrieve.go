@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
@@ -170,7 +171,7 @@ func readContextFile(name string) ([]retriever.Message, error) {
 		r = f
 	}
 	var ms []wire.Message
-	if err := wire.Decode(r, &ms); err != nil {
+	if err := strictjson.Decode(r, &ms); err != nil {
 		return nil, fmt.Errorf("%v (want [{\"role\": \"user\", \"content\": \"...\"}, ...])", err)
 	}
 	out, err := wire.Messages(ms)

@@ -1,3 +1,7 @@
+// Package wire holds what omoide's JSON input and output share between the
+// command line and the HTTP API (package omoidehttp): the recent turns of a
+// request, and the shapes of a pack and of a store's statistics. The records
+// themselves are the library's (episode.Record, retriever.Result).
 package wire
 
 import (

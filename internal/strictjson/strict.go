@@ -1,9 +1,8 @@
-// Package wire holds what omoide's JSON input and output share between the
-// command line and the HTTP API (package omoidehttp): strict decoding of UTF-8
-// JSON, the recent turns of a request, and the shapes of a pack and of a
-// store's statistics. The records themselves are the library's
-// (episode.Record, retriever.Result).
-package wire
+// Package strictjson decodes JSON as omoide reads every input: one value,
+// no unknown field, nothing after it, and text that is UTF-8 with no lone
+// surrogate escape (encoding/json would replace either with U+FFFD, and two
+// people whose names differ only there would become one).
+package strictjson
 
 import (
 	"bytes"
