@@ -1,9 +1,15 @@
 package episode
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
+
+	"github.com/omoide/omoide/internal/strictjson"
 )
 
 // Record is an episode as omoide's JSON carries it, the one shape of an
@@ -63,4 +69,75 @@ func (r Record) Episode(now time.Time) (Episode, error) {
 		return Episode{}, err
 	}
 	return e, nil
+}
+
+// MaxRecordLine bounds a JSON Lines line ReadRecords reads: an episode holds
+// at most MaxTextBytes of text, which escaping (\uXXXX) can make six times as
+// long, with room for the other fields. A longer line is a bad line, read past
+// without being held.
+const MaxRecordLine = 8*MaxTextBytes + 64<<10
+
+// ReadRecords reads JSON Lines of records, as Export writes them, and calls
+// fn with each non-blank line's number and record, or with the line's error
+// (longer than MaxRecordLine, not UTF-8, not one record, an unknown field);
+// fn's error stops the reading and is returned. Lines are read strictly
+// (package strictjson), never repaired.
+func ReadRecords(ctx context.Context, r io.Reader, fn func(line int, rec Record, err error) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for n := 1; ; n++ {
+		var long int64
+		var err error
+		line, long, err = readLine(br, line[:0], MaxRecordLine)
+		if err == io.EOF && len(line) == 0 && long == 0 {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if long > 0 {
+			err = fmt.Errorf("line is %d bytes, longer than %d (an episode holds at most %d bytes of text: split it)", long, MaxRecordLine, MaxTextBytes)
+			if err := fn(n, Record{}, err); err != nil {
+				return err
+			}
+			continue
+		}
+		b := bytes.TrimSpace(line)
+		if len(b) == 0 {
+			continue
+		}
+		var rec Record
+		derr := strictjson.DecodeBytes(b, &rec)
+		if err := fn(n, rec, derr); err != nil {
+			return err
+		}
+	}
+}
+
+// readLine appends the next line of br (without its newline) to buf; a line
+// longer than max is read past, not held, and its length returned as long.
+// It returns io.EOF with the last line when the input ends.
+func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, long int64, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case long > 0:
+			long += int64(len(chunk))
+		case len(buf)+len(chunk) > max:
+			long = int64(len(buf) + len(chunk))
+			buf = buf[:0]
+		default:
+			buf = append(buf, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if long > 0 && len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			long--
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), long, err
+	}
 }

@@ -2,6 +2,8 @@ package episode
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +58,46 @@ func TestRecordEpisode(t *testing.T) {
 		if err != nil || got.ExternalID != c.wantExt || !got.OccurredAt.Equal(c.wantAt) {
 			t.Errorf("%+v: %+v, %v; want external id %q at %v", c.rec, got, err, c.wantExt, c.wantAt)
 		}
+	}
+}
+
+// TestReadRecords: each non-blank line is a record or that line's error, a
+// line over MaxRecordLine is read past without being held, and what Export
+// writes reads back.
+func TestReadRecords(t *testing.T) {
+	long := `{"id": "x", "user_text": "` + strings.Repeat("あ", MaxRecordLine/3+1) + `"}`
+	in := strings.Join([]string{
+		`{"id": "a", "user": "u", "user_text": "hi", "occurred_at": "2025-06-01T12:00:00Z"}`,
+		``,
+		`{"id": "b", "user": "u", "color": "red"}`,
+		long,
+		"{\"id\": \"c\", \"user\": \"\xff\"}",
+		`not json`,
+		`  {"id": "d", "user": "u", "kind": "fact"}  `,
+	}, "\n")
+	var got []string
+	err := ReadRecords(ctx, strings.NewReader(in), func(line int, r Record, err error) error {
+		if err != nil {
+			got = append(got, fmt.Sprintf("%d error %.30s", line, err))
+		} else {
+			got = append(got, fmt.Sprintf("%d %s %s %s", line, r.ID, r.User, r.Kind))
+		}
+		return nil
+	})
+	want := []string{
+		"1 a u 0", // no kind given: Episode fills the default
+		`3 error json: unknown field "color"`,
+		"4 error line is " + fmt.Sprint(len(long)) + " bytes, longer t",
+		"5 error not valid UTF-8 at byte 21 (se",
+		"6 error invalid character 'o' in liter",
+		"7 d u fact",
+	}
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("read %v, %v\nwant %v", got, err, want)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := ReadRecords(ctx, strings.NewReader(in), func(int, Record, error) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("fn's error: %v after %d calls, want it at once", err, calls)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/transcript"
@@ -295,86 +294,22 @@ func (in *ingester) file(ctx context.Context, name, format string, topts transcr
 	return err
 }
 
-// maxLineBytes bounds a JSON Lines line: an episode holds at most
-// episode.MaxTextBytes of text, which escaping (\uXXXX) can make six times
-// as long, with room for the other fields. A longer line is a bad line,
-// read past without being held.
-const maxLineBytes = 8*episode.MaxTextBytes + 64<<10
-
-// readJSONL reads one episode a non-blank line.
+// readJSONL reads one episode a non-blank line (episode.ReadRecords).
 func readJSONL(ctx context.Context, r io.Reader, emit func(line int, e episode.Episode) error, bad func(line int, err error) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	n := 0
-	for {
-		var long int64
-		var err error
-		line, long, err = readLine(br, line[:0], maxLineBytes)
-		if err == io.EOF && len(line) == 0 && long == 0 {
-			return nil
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("line %d: %w", n+1, err)
-		}
-		n++
-		if long > 0 {
-			if err := bad(n, fmt.Errorf("line is %d bytes, longer than %d (an episode holds at most %d bytes of text: split it)", long, maxLineBytes, episode.MaxTextBytes)); err != nil {
-				return err
-			}
-			continue
-		}
-		b := bytes.TrimSpace(line)
-		if len(b) == 0 {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var in episode.Record
-		err = strictjson.DecodeBytes(b, &in)
+	return episode.ReadRecords(ctx, r, func(n int, rec episode.Record, err error) error {
 		var e episode.Episode
 		if err == nil {
-			if in.ID == "" && in.ExternalID == "" {
+			if rec.ID == "" && rec.ExternalID == "" {
 				err = errors.New("id is missing (ingest needs it to stay idempotent)")
 			} else {
-				e, err = in.Episode(time.Time{})
+				e, err = rec.Episode(time.Time{})
 			}
 		}
 		if err != nil {
-			if err := bad(n, err); err != nil {
-				return err
-			}
-			continue
+			return bad(n, err)
 		}
-		if err := emit(n, e); err != nil {
-			return err
-		}
-	}
-}
-
-// readLine appends the next line of br (without its newline) to buf; a
-// line longer than max is read past, not held, and its length returned as
-// long. It returns io.EOF with the last line when the input ends.
-func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, long int64, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case long > 0:
-			long += int64(len(chunk))
-		case len(buf)+len(chunk) > max:
-			long = int64(len(buf) + len(chunk))
-			buf = buf[:0]
-		default:
-			buf = append(buf, chunk...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if long > 0 && len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
-			long--
-		}
-		return bytes.TrimSuffix(buf, []byte("\n")), long, err
-	}
+		return emit(n, e)
+	})
 }
 
 // add queues e and stores the batch when it is full.
