@@ -55,7 +55,7 @@ func TestAssembleGolden(t *testing.T) {
 		"→ 関連: heuristic rerank: score=0.300 rrf=0.500 lex=0.100 rec=0.700\n" +
 		"\n" +
 		"\n"
-	got, kept := Assemble(10000, RenderEvidence(goldenItems, Options{}), sections...)
+	got, kept := Assemble(10000, RenderEvidence(goldenItems, Options{ShowReason: true}), sections...)
 	if got != want || !kept {
 		t.Errorf("got %q, %v\nwant %q, true", got, kept, want)
 	}

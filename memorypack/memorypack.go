@@ -139,8 +139,8 @@ const (
 )
 
 // Options controls the rendering of the EPISODE_EVIDENCE section. Every zero
-// field means the reference's value, so Options{} renders exactly like
-// DefaultOptions().
+// field means the default, so Options{} renders exactly like
+// DefaultOptions(): the reference's layout without the reason line.
 type Options struct {
 	// Strategy is how much of each episode is quoted.
 	Strategy Strategy
@@ -165,8 +165,9 @@ type Options struct {
 	// ReasonLimit clips the reason, in code points; 0 = 180, negative = no
 	// clipping (the reason is still compacted).
 	ReasonLimit int
-	// HideReason leaves the reason line out.
-	HideReason bool
+	// ShowReason adds the reason line (why the episode was picked, as the
+	// reference renders it); the default leaves it out.
+	ShowReason bool
 }
 
 // ReferenceHeader is the section's header in the reference at commit 39ca2e7,
@@ -188,13 +189,14 @@ func ReferenceOptions() Options {
 // a debugging aid a model gains nothing from and pays tokens for.
 func DefaultOptions() Options {
 	o := EarlyReferenceOptions()
-	o.HideReason = true
+	o.ShowReason = false
 	return o
 }
 
 // EarlyReferenceOptions returns the reference's rendering up to 2025-12-30,
 // every value explicit: "[EPISODE_EVIDENCE]", the UTC day, the reply labelled
-// "Partner", the reason line. The zero Options renders the same.
+// "Partner", the reason line. The zero Options renders the same without the
+// reason line.
 func EarlyReferenceOptions() Options {
 	return Options{
 		Strategy:      QuoteKeyParts,
@@ -207,6 +209,7 @@ func EarlyReferenceOptions() Options {
 		DateFormat:    DefaultDateFormat,
 		Location:      time.UTC,
 		ReasonLimit:   DefaultReasonLimit,
+		ShowReason:    true,
 	}
 }
 
@@ -256,7 +259,7 @@ func ShouldInject(items []Evidence) bool {
 //	[<date>] <title>        (date in opts.Location; the title only when set)
 //	User: 「<user text>」    (left out when the clipped text is empty)
 //	Partner: 「<reply>」     (left out when the clipped text is empty)
-//	→ 関連: <reason>         (left out when empty or when HideReason)
+//	→ 関連: <reason>         (only with ShowReason, and left out when empty)
 //	                        (an empty line)
 //
 // all joined with "\n"; so the text ends with one "\n" and no blank line
@@ -303,7 +306,7 @@ func RenderEvidence(items []Evidence, opts Options) string {
 			}
 		}
 
-		if !o.HideReason {
+		if o.ShowReason {
 			if r := pytext.Clip(e.Reason, o.ReasonLimit); r != "" {
 				lines = append(lines, o.RelatedPrefix+r)
 			}

@@ -63,7 +63,7 @@ const golden = "[EPISODE_EVIDENCE]\n" +
 	"→ 関連: heuristic rerank: score=0.300 rrf=0.500 lex=0.100 rec=0.700\n"
 
 func TestRenderEvidenceGolden(t *testing.T) {
-	for name, opts := range map[string]Options{"zero": {}, "early reference": EarlyReferenceOptions()} {
+	for name, opts := range map[string]Options{"zero, showing the reason": {ShowReason: true}, "early reference": EarlyReferenceOptions()} {
 		if got := RenderEvidence(goldenItems, opts); got != golden {
 			t.Errorf("%s options:\ngot  %q\nwant %q", name, got, golden)
 		}
@@ -71,18 +71,18 @@ func TestRenderEvidenceGolden(t *testing.T) {
 }
 
 func TestRenderEvidenceZeroOptionsEqualDefault(t *testing.T) {
-	if (Options{}).withDefaults() != EarlyReferenceOptions() {
-		t.Errorf("Options{} with defaults = %+v, want %+v", (Options{}).withDefaults(), EarlyReferenceOptions())
+	if (Options{}).withDefaults() != DefaultOptions() {
+		t.Errorf("Options{} with defaults = %+v, want DefaultOptions() %+v", (Options{}).withDefaults(), DefaultOptions())
 	}
 	items := []Evidence{{
 		OccurredAt: at("2025-11-30T16:00:00Z"), UserText: r("あ", 130), ReplyText: r("い", 170),
 		Relevance: High, Reason: r("x", 200), Title: "題",
 	}}
 	for _, s := range []Strategy{QuoteKeyParts, Summarize, Full} {
-		d := EarlyReferenceOptions()
+		d := DefaultOptions()
 		d.Strategy = s
 		if got, want := RenderEvidence(items, Options{Strategy: s}), RenderEvidence(items, d); got != want {
-			t.Errorf("%v: Options{} %q != EarlyReferenceOptions() %q", s, got, want)
+			t.Errorf("%v: Options{} %q != DefaultOptions() %q", s, got, want)
 		}
 	}
 	// The default leaves the reason out: no score reaches the prompt.
@@ -181,15 +181,15 @@ func TestRenderEvidenceReason(t *testing.T) {
 		opts   Options
 		line   string // the reason line, "" for none
 	}{
-		{"180 kept", r("x", 180), Options{}, "→ 関連: " + r("x", 180) + "\n"},
-		{"181 clipped", r("x", 181), Options{}, "→ 関連: " + r("x", 180) + "…\n"},
-		{"compacted", "score=0.4\n  rrf=1.0", Options{}, "→ 関連: score=0.4 rrf=1.0\n"},
-		{"empty", "", Options{}, ""},
-		{"whitespace only", " \n ", Options{}, ""},
-		{"custom limit", "abcdef", Options{ReasonLimit: 3}, "→ 関連: abc…\n"},
-		{"no limit", r("x", 300), Options{ReasonLimit: -1}, "→ 関連: " + r("x", 300) + "\n"},
-		{"hidden", reason, Options{HideReason: true}, ""},
-		{"prefix", "近い話題", Options{RelatedPrefix: "Why: "}, "Why: 近い話題\n"},
+		{"180 kept", r("x", 180), Options{ShowReason: true}, "→ 関連: " + r("x", 180) + "\n"},
+		{"181 clipped", r("x", 181), Options{ShowReason: true}, "→ 関連: " + r("x", 180) + "…\n"},
+		{"compacted", "score=0.4\n  rrf=1.0", Options{ShowReason: true}, "→ 関連: score=0.4 rrf=1.0\n"},
+		{"empty", "", Options{ShowReason: true}, ""},
+		{"whitespace only", " \n ", Options{ShowReason: true}, ""},
+		{"custom limit", "abcdef", Options{ShowReason: true, ReasonLimit: 3}, "→ 関連: abc…\n"},
+		{"no limit", r("x", 300), Options{ShowReason: true, ReasonLimit: -1}, "→ 関連: " + r("x", 300) + "\n"},
+		{"hidden by default", reason, Options{ShowReason: false}, ""},
+		{"prefix", "近い話題", Options{ShowReason: true, RelatedPrefix: "Why: "}, "Why: 近い話題\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

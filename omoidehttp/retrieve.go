@@ -124,7 +124,7 @@ func (q packRequest) options(base memorypack.Options, req retriever.Request) (me
 		base.Location = req.Location
 	}
 	if q.Reasons {
-		base.HideReason = false
+		base.ShowReason = true
 	}
 	return base, nil
 }

@@ -130,7 +130,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
 	}
 	if *reasons {
-		popts.HideReason = false
+		popts.ShowReason = true
 	}
 
 	mem, err := sc.openMemory(ctx, true, popts)
