@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 	"unicode/utf8"
 
@@ -269,10 +270,14 @@ type retrieval struct {
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
-// invalid option.
+// invalid option. The zero Options is DefaultOptions(); in any other, a zero
+// field is off (docs/architecture.md, "The zero rule").
 func New(store Store, opts Options) (*Retriever, error) {
 	if store == nil {
 		return nil, errors.New("retriever: nil store")
+	}
+	if reflect.ValueOf(opts).IsZero() {
+		opts = DefaultOptions()
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("retriever: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -1084,5 +1085,27 @@ func TestSynonyms(t *testing.T) {
 	}
 	if covers[true] != 1 || covers[false] >= 0.8 {
 		t.Errorf("coverage without synonyms %v, with %v: want every word of the message held only with them", covers[false], covers[true])
+	}
+}
+
+// TestZeroOptionsAreTheDefault: the zero Options works and is
+// DefaultOptions(): the same hits, scores and decision.
+func TestZeroOptionsAreTheDefault(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	req := retriever.Request{User: "haruka", Text: "駅前の新しいラーメン屋の味噌ラーメン", Recent: []retriever.Message{}, Now: now}
+	var got [2]retriever.Result
+	for i, o := range []retriever.Options{{}, retriever.DefaultOptions()} {
+		r, err := retriever.New(s, o)
+		if err != nil {
+			t.Fatalf("options %d: %v", i, err)
+		}
+		if got[i], err = r.Retrieve(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		got[i].Trace = retriever.Trace{}
+	}
+	if len(got[0].Hits) == 0 || !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("zero options %+v\ndefault      %+v", got[0].Hits, got[1].Hits)
 	}
 }
