@@ -89,50 +89,52 @@ func As(user string) http.Header {
 // Episodes returns every episode of user on the node, page by page (GET
 // /v1/users/{user}/episodes), as records that POST /v1/episodes takes back.
 func (c Client) Episodes(ctx context.Context, user string) ([]episode.Record, error) {
-	var all []episode.Record
-	next := ""
-	for {
-		var page struct {
-			Episodes []episode.Record `json:"episodes"`
-			Next     *int64           `json:"next"`
+	return pages(ctx, c, "/v1/users/"+url.PathEscape(user)+"/episodes", func(p *struct {
+		Episodes []episode.Record `json:"episodes"`
+		Next     *int64           `json:"next"`
+	}) ([]episode.Record, string) {
+		if p.Next == nil {
+			return p.Episodes, ""
 		}
-		q := "?limit=" + strconv.Itoa(MaxPage)
-		if next != "" {
-			q += "&after=" + next
-		}
-		if err := c.Do(ctx, http.MethodGet, "/v1/users/"+url.PathEscape(user)+"/episodes"+q, nil, nil, &page); err != nil {
-			return nil, err
-		}
-		all = append(all, page.Episodes...)
-		if page.Next == nil || len(page.Episodes) == 0 {
-			return all, nil
-		}
-		next = strconv.FormatInt(*page.Next, 10)
-	}
+		return p.Episodes, strconv.FormatInt(*p.Next, 10)
+	})
 }
 
 // People returns every person of the node with their episode counts, page
 // by page (GET /v1/users).
 func (c Client) People(ctx context.Context) ([]episode.Person, error) {
-	var all []episode.Person
+	return pages(ctx, c, "/v1/users", func(p *struct {
+		Users []episode.Person `json:"users"`
+		Next  *string          `json:"next"`
+	}) ([]episode.Person, string) {
+		if p.Next == nil {
+			return p.Users, ""
+		}
+		return p.Users, *p.Next
+	})
+}
+
+// pages reads a listing at path page by page (?limit=MaxPage&after=NEXT)
+// until a page has no next or nothing in it; of returns a page's items and
+// its next ("" for none).
+func pages[P any, T any](ctx context.Context, c Client, path string, of func(*P) ([]T, string)) ([]T, error) {
+	var all []T
 	after := ""
 	for {
-		var page struct {
-			Users []episode.Person `json:"users"`
-			Next  *string          `json:"next"`
-		}
 		q := "?limit=" + strconv.Itoa(MaxPage)
 		if after != "" {
 			q += "&after=" + url.QueryEscape(after)
 		}
-		if err := c.Do(ctx, http.MethodGet, "/v1/users"+q, nil, nil, &page); err != nil {
+		var page P
+		if err := c.Do(ctx, http.MethodGet, path+q, nil, nil, &page); err != nil {
 			return nil, err
 		}
-		all = append(all, page.Users...)
-		if page.Next == nil || len(page.Users) == 0 {
+		items, next := of(&page)
+		all = append(all, items...)
+		if next == "" || len(items) == 0 {
 			return all, nil
 		}
-		after = *page.Next
+		after = next
 	}
 }
 
