@@ -3,7 +3,12 @@ package omoidehttp
 import "time"
 
 // Doc describes the HTTP API, its endpoints, fields and status codes (omoide
-// serve -help prints it).
+// serve -help prints it). It names the settings by their omoide serve flags;
+// each is a field of Config or of the Memory the handler serves (-tz:
+// Memory.Pack.Location, -inject-threshold: the retriever's options, -node:
+// Config.Node, -token: Config.Token, -max-body: Config.MaxBody, -timeout:
+// Config.RequestTimeout, -max-request-sensitivity:
+// Config.MaxRequestSensitivity).
 const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
 
   POST   /v1/episodes    store episodes: a JSON array, or {"episodes": [...]}, of
