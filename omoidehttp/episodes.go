@@ -2,7 +2,6 @@ package omoidehttp
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,18 +16,18 @@ import (
 )
 
 func (s *Handler) addEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
-	return s.storeEpisodes(w, r, s.mem.Add)
+	return s.storeEpisodes(w, r, false)
 }
 
 // updateEpisodes is PUT /v1/episodes: as POST, but an episode whose (user,
 // external id) is stored with other content replaces it (Memory.Update).
 func (s *Handler) updateEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
-	return s.storeEpisodes(w, r, s.mem.Update)
+	return s.storeEpisodes(w, r, true)
 }
 
 // storeEpisodes decodes the body of POST and PUT /v1/episodes and stores
-// them with store.
-func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, store func(context.Context, ...episode.Episode) ([]int64, error)) (any, error) {
+// them (Memory.Put, replacing other content when replace).
+func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace bool) (any, error) {
 	var raw []byte
 	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
 		return nil, err
@@ -46,12 +45,12 @@ func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, store fu
 			return nil, err
 		}
 	}
-	ids, err := store(r.Context(), eps...)
+	res, err := s.mem.Put(r.Context(), replace, eps...)
 	if err != nil {
 		return nil, err
 	}
-	s.cfg.Logger.Debug("episodes stored", "count", len(ids))
-	return map[string]any{"ids": ids, "unsearched": wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
+	s.cfg.Logger.Debug("episodes stored", "added", res.Added, "replaced", res.Replaced, "present", res.Present)
+	return map[string]any{"ids": res.IDs, "unsearched": wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
 }
 
 // decodeEpisodes decodes and validates the body of POST /v1/episodes (one

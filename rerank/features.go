@@ -66,9 +66,10 @@ const topDepth = DefaultGateDepth
 // its rank and score relative to the first, its score parts, whether a
 // neighbour raised it, the best coverage among the first candidates, the
 // message's signals, and how informative the most informative message term
-// it lacks is (Parts.Lacking: a look-alike lacks the one word that matters). The features say how good a candidate is on its own and
-// against the others; a model of P(relevant | features) is fitted on them
-// (cmd/bench train). Left out on purpose: recency (a model learns the
+// it lacks is (Parts.Lacking: a look-alike lacks the one word that
+// matters). The features say how good a candidate is on its own and against
+// the others; a model of P(relevant | features) is fitted on them (cmd/bench
+// train). Left out on purpose: recency (a model learns the
 // suites' clocks and hides old memories again), the store's IDF mass (it
 // grows with the store) and whether a conversation preceded (it names a
 // suite more than it says anything of relevance): docs/quality.md.

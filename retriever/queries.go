@@ -91,7 +91,7 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 			rt.recentIDs = append(rt.recentIDs, e.ID)
 		}
 	}
-	rt.q = r.queriesFor(rt.analyzer, rt.text, rt.recent)
+	rt.q = r.queries(rt.analyzer, rt.text, rt.recent)
 	tr.Queries = rt.q.texts
 	if r.opts.BM25.K > 0 {
 		var err error
@@ -182,14 +182,9 @@ type queryTexts struct {
 // and then the context's messages from the newest back, without their role
 // labels ("User", "Persona" are no words of the conversation), so the clip to
 // MaxChars cuts the oldest context instead of the message; its terms are the
-// message's, analyzed once for both queries, then the context's.
-func (r *Retriever) queries(text string, recent []Message) queryTexts {
-	return r.queriesFor(r.store.Analyzer(), text, recent)
-}
-
-// queriesFor is queries with the message's terms analyzed by a (the
-// context's by the store's analyzer).
-func (r *Retriever) queriesFor(a tokenize.Analyzer, text string, recent []Message) queryTexts {
+// message's, analyzed once for both queries by a (the store's analyzer, or
+// the one the request's Lang chose), then the context's.
+func (r *Retriever) queries(a tokenize.Analyzer, text string, recent []Message) queryTexts {
 	maxChars := r.opts.BM25.MaxChars
 	msgTerms := r.analyzed(a, text)
 	q := queryTexts{texts: []string{text}, bm25: []string{text}, terms: [][]string{msgTerms}, rerank: text}

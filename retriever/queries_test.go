@@ -47,7 +47,7 @@ func TestMessageFirstTerms(t *testing.T) {
 		}
 		want := a.Terms(clip(pytext.Compact(msg + "\n" + recent[3].Content + "\n" + recent[1].Content + "\n" + recent[0].Content)))
 		for pass := range 2 { // the second pass reads the context's terms from the cache
-			q := r.queries(msg, recent)
+			q := r.queries(r.store.Analyzer(), msg, recent)
 			if len(q.terms) != 2 {
 				t.Fatalf("chars %d: %d queries, want 2", chars, len(q.terms))
 			}

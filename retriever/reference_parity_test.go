@@ -80,7 +80,7 @@ func TestReferenceParity(t *testing.T) {
 		if c.Label != "" {
 			name += " (" + c.Label + ")"
 		}
-		q := r.queries(c.Message, msgs)
+		q := r.queries(r.store.Analyzer(), c.Message, msgs)
 		if want := c.Message; c.Context != "" {
 			want = c.Context + ContextSeparator + c.Message
 			if c.Query != want {
