@@ -30,8 +30,10 @@ const DefaultBusyTimeout = 10 * time.Second
 
 // Options configure Open.
 type Options struct {
-	// Embedder computes episode vectors. Required. Its Identity must match the
-	// one the store was created with.
+	// Embedder computes episode vectors; its Identity must match the one the
+	// store was created with. nil opens an existing store with the identity
+	// it recorded, for work that embeds nothing (reads, deletes, erasure,
+	// backups): Add and searches by text then fail with ErrNoEmbedder.
 	Embedder embed.Embedder
 	// Analyzer produces the FTS5 text. nil means: the analyzer recorded in an
 	// existing store, or tokenize.CJK() for a new one. A non-nil analyzer
@@ -60,6 +62,20 @@ type Options struct {
 
 // ErrReadOnly is returned by the writes of a store opened with ReadOnly.
 var ErrReadOnly = errors.New("the store is open read-only")
+
+// ErrNoEmbedder is returned by Open without Options.Embedder for a store
+// whose recorded embedder cannot be read (a new one), and by the embedding
+// of a store so opened.
+var ErrNoEmbedder = errors.New("no embedder")
+
+// recorded stands for the embedder a store recorded, when Open is given none.
+type recorded struct{ id embed.Identity }
+
+func (r recorded) Identity() embed.Identity { return r.id }
+
+func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, fmt.Errorf("%w: the store was opened without its embedder %s", ErrNoEmbedder, r.id)
+}
 
 // Store holds episodes in one SQLite database file: the episodes table, an
 // FTS5 index of their analyzed text and a vec0 index of their vectors,
@@ -152,7 +168,11 @@ func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 // missing), migrating its schema forward when it is older than this version.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.Embedder == nil {
-		return nil, errors.New("episode store: open: no embedder")
+		m, err := ReadMeta(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("%w given, and the store's own cannot be read: %w", ErrNoEmbedder, err)
+		}
+		opts.Embedder = recorded{m.Embedder}
 	}
 	id := opts.Embedder.Identity()
 	if id.Dim <= 0 || id.Name == "" {

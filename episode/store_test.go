@@ -275,6 +275,37 @@ func TestDeleteAndForget(t *testing.T) {
 	}
 }
 
+// TestOpenWithoutEmbedder opens a store with the embedder it recorded, for
+// the work that embeds nothing, and refuses what needs vectors.
+func TestOpenWithoutEmbedder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "omoide.db")
+	if _, err := Open(ctx, path, Options{}); !errors.Is(err, ErrNoEmbedder) || Exists(path) {
+		t.Fatalf("a new store without an embedder: %v (created: %v), want ErrNoEmbedder and no file", err, Exists(path))
+	}
+	s := openStore(t, path, Options{Embedder: hashEmbedder(t, 48)})
+	if _, err := s.Add(ctx, []Episode{ep("a", "one", "1", day), ep("b", "two", "2", day)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if id := s.Embedder().Identity(); id != hashEmbedder(t, 48).Identity() {
+		t.Errorf("identity %s, want the recorded one", id)
+	}
+	if _, err := s.Add(ctx, []Episode{ep("a", "three", "3", day)}); !errors.Is(err, ErrNoEmbedder) {
+		t.Errorf("Add: %v, want ErrNoEmbedder", err)
+	}
+	if er, err := s.DeleteUser(ctx, "a"); err != nil || er.Episodes != 1 {
+		t.Errorf("DeleteUser = %+v, %v", er, err)
+	}
+	if n, err := s.Count(ctx, "b"); n != 1 || err != nil {
+		t.Errorf("Count(b) = %d, %v", n, err)
+	}
+}
+
 func TestRecentOldestFirst(t *testing.T) {
 	s := newStore(t)
 	var eps []Episode
