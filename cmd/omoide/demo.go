@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
-	"github.com/omoide/omoide/dataset"
-	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/testdata/ja"
 )
 
 // demoQueries are the demo's questions (ids in testdata/ja/queries.jsonl).
@@ -50,13 +49,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer mem.Close()
 	opened := time.Since(start)
 
-	epr, qr := omoide.DemoData()
-	var eps []episode.Episode
-	if err := dataset.Read(epr, func(e dataset.Episode) error { eps = append(eps, e.Episode()); return nil }); err != nil {
+	eps, err := ja.Episodes()
+	if err != nil {
 		return fmt.Errorf("demo episodes: %w", err)
 	}
-	var qs []dataset.Query
-	if err := dataset.Read(qr, func(q dataset.Query) error { qs = append(qs, q); return nil }); err != nil {
+	qs, err := ja.Queries()
+	if err != nil {
 		return fmt.Errorf("demo queries: %w", err)
 	}
 	start = time.Now()
