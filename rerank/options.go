@@ -16,8 +16,9 @@
 // or, with a relevance model (the default preset), the last steps are
 // Inject.Probabilities → Inject.Select.
 //
-// Zero rule: as everywhere in omoide's options, the zero value of a field
-// turns it off: a zero weight adds nothing, a zero threshold tests nothing, a
+// Zero rule (docs/architecture.md): the ranking's options are filled in whole
+// by a preset (DefaultOptions, ReferenceOptions), and the zero value of a
+// field turns its step off: a zero weight adds nothing, a zero threshold tests nothing, a
 // zero limit (MaxCandidates, QueryChars, Depth, Gap, …) limits nothing, a zero
 // count (Neighbors.Fetch) adds nothing. The fields that cannot be off
 // (Fusion.K, Ngrams.Size, Selection.MaxResults) must be set; Options.Validate

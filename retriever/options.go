@@ -40,16 +40,12 @@ const (
 // Options configure a Retriever. Start from DefaultOptions or
 // ReferenceOptions and change what you measure.
 //
-// The zero rule: the zero value of a field turns it off. A zero K turns its
-// arm off; a zero count (Context.Episodes, Context.Messages) uses nothing; a
-// zero limit (BM25.MaxChars, BM25.MaxTerms, BM25.MaxRows, Filter.MaxAgeDays,
-// Vector.Timeout, …) limits nothing; a zero weight adds nothing; a zero
-// threshold tests nothing; false leaves a fix out. Two fields read their zero
-// as the safe or usual value rather than off: Filter.MaxSensitivity, a level
-// whose zero (episode.SensitivityNormal) admits normal episodes only, and
-// Location, whose nil is UTC as in package time. The few fields that cannot
-// be off (Rank.Fusion.K, Rank.Ngrams.Size, Rank.Select.MaxResults) must be
-// set. New rejects a negative value or an unset required one, naming it.
+// Options{} is DefaultOptions(). Inside a preset, a zero field turns its step
+// off (a zero K its arm, a zero limit limits nothing), except
+// Filter.MaxSensitivity (normal episodes only) and Location (UTC); the zero
+// rule is stated in docs/architecture.md. New rejects a negative value, or
+// zero in the three fields that cannot be off (Rank.Fusion.K,
+// Rank.Ngrams.Size, Rank.Select.MaxResults), naming it.
 type Options struct {
 	Vector  Vector  // the vector arm: KNN over the query embeddings
 	BM25    BM25    // the full-text arm

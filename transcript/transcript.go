@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/pytext"
 )
 
 // Format describes the transcript format (omoide ingest -help prints it).
@@ -177,7 +178,7 @@ func Read(r io.Reader, opts Options, emit func(line int, e episode.Episode) erro
 			}
 		default:
 			broken(n, fmt.Errorf("%q: a line must be blank or start with '@' (a timestamp), '>' (the person), '<' (the companion) or '#' (a comment)",
-				clipRunes(line, 40)))
+				pytext.Clip(line, 40)))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -284,12 +285,4 @@ func parseStamp(s string, loc *time.Location) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("timestamp %q: want RFC 3339 (2025-06-01T21:30:00+09:00) or \"2025-06-01 21:30 +09:00\"", s)
-}
-
-// clipRunes cuts s to n code points.
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

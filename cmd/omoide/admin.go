@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
@@ -27,7 +29,7 @@ transaction): by store id (-id, repeatable) or by the caller's external id (-ext
 func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("delete", stderr)
 	sc := addStoreFlags(fs)
-	var ids int64List
+	var ids cli.IDs
 	fs.Var(&ids, "id", "the store `id` of an episode to delete (repeatable, or comma-separated)")
 	ext := fs.String("external-id", "", "the external `id` of the episode to delete (needs -user)")
 	user := fs.String("user", "", "the person of -external-id")
@@ -59,33 +61,29 @@ func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if id == 0 {
 			return fmt.Errorf("no episode of user %q has external id %q", *user, *ext)
 		}
-		ids = int64List{id}
+		ids = cli.IDs{id}
 	}
+	seen := map[int64]bool{}
+	ids = slices.DeleteFunc(ids, func(id int64) bool { dup := seen[id]; seen[id] = true; return dup })
 	found, err := store.GetMany(ctx, ids)
 	if err != nil {
 		return err
 	}
-	present := make(map[int64]bool, len(found))
-	var uniq []episode.Episode
-	var del []int64
-	for _, e := range found {
-		if !present[e.ID] {
-			present[e.ID] = true
-			uniq = append(uniq, e)
-			del = append(del, e.ID)
-		}
+	del := make([]int64, len(found))
+	for i, e := range found {
+		del[i] = e.ID
 	}
 	n, err := store.Delete(ctx, del...)
 	if err != nil {
 		return err
 	}
-	for _, e := range uniq {
+	for _, e := range found {
 		fmt.Fprintf(stdout, "deleted episode %d (user %q, external id %q, %s)\n", e.ID, e.User, e.ExternalID, e.OccurredAt.Format(time.RFC3339))
 	}
 	fmt.Fprintf(stdout, "%d episodes deleted\n", n)
 	var missing []string
 	for _, id := range ids {
-		if !present[id] {
+		if !slices.Contains(del, id) {
 			missing = append(missing, strconv.FormatInt(id, 10))
 		}
 	}
@@ -247,33 +245,16 @@ default: private and secret episodes, archived ones), which a request's filter c
 	if !js.Consistent {
 		state = "inconsistent: the episodes, text index and vector index counts differ"
 	}
-	fmt.Fprintf(stdout, "store          %s\n", sc.db)
-	fmt.Fprintf(stdout, "schema         %d\n", js.SchemaVersion)
-	fmt.Fprintf(stdout, "embedder       %s\n", js.Embedder)
-	fmt.Fprintf(stdout, "analyzer       %s\n", js.Analyzer)
-	fmt.Fprintf(stdout, "episodes       %d\n", js.Episodes)
-	fmt.Fprintf(stdout, "users          %d\n", js.Users)
-	fmt.Fprintf(stdout, "fts rows       %d\n", js.FTSRows)
-	fmt.Fprintf(stdout, "vector rows    %d\n", js.VectorRows)
-	fmt.Fprintf(stdout, "rows           %s\n", state)
-	fmt.Fprintf(stdout, "file size      %s (%d bytes, with the WAL)\n", humanBytes(js.FileBytes), js.FileBytes)
-	fmt.Fprintf(stdout, "free           %s (%d bytes: pages removals freed, reused before the file grows)\n", humanBytes(js.FreeBytes), js.FreeBytes)
-	fmt.Fprintf(stdout, "decision       %s\n", js.Decision)
-	fmt.Fprintf(stdout, "unsearched     %s: episodes the %s preset does not search unless a request's filter admits them\n", u, sc.preset)
-	return nil
-}
-
-// humanBytes formats n in binary units.
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	for _, row := range [][2]any{{"store", sc.db}, {"schema", js.SchemaVersion}, {"embedder", js.Embedder}, {"analyzer", js.Analyzer},
+		{"episodes", js.Episodes}, {"users", js.Users}, {"fts rows", js.FTSRows}, {"vector rows", js.VectorRows}, {"rows", state},
+		{"file size", fmt.Sprintf("%s (%d bytes, with the WAL)", cli.HumanBytes(js.FileBytes), js.FileBytes)},
+		{"free", fmt.Sprintf("%s (%d bytes: pages removals freed, reused before the file grows)", cli.HumanBytes(js.FreeBytes), js.FreeBytes)},
+		{"decision", js.Decision},
+		{"unsearched", fmt.Sprintf("%s: episodes the %s preset does not search unless a request's filter admits them", u, sc.preset)},
+	} {
+		fmt.Fprintf(stdout, "%-14s %v\n", row[0], row[1])
 	}
-	return fmt.Sprintf("%d B", n)
+	return nil
 }
 
 const reembedDescription = `Reembed recomputes every episode's vector with the embedder the flags describe and records it as
@@ -306,17 +287,17 @@ func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	old := "unknown"
-	if id, err := recordedIdentity(ctx, sc.db); err == nil {
-		old = id.String()
+	if m, err := episode.ReadMeta(ctx, sc.db); err == nil {
+		old = m.Embedder.String()
 	}
-	n, elapsed, err := withProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
+	n, elapsed, err := cli.WithProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
 		return episode.Reembed(ctx, sc.db, e, *batch, progress)
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "re-embedded %d episodes: %s -> %s, %s, %s episodes/s\n",
-		n, old, e.Identity(), elapsed.Round(time.Millisecond), rate(n, elapsed))
+		n, old, e.Identity(), elapsed.Round(time.Millisecond), cli.Rate(n, elapsed))
 	return nil
 }
 
@@ -389,13 +370,13 @@ on the store first: it would go on searching with the old analyzer.
 		if err := sc.validate(); err != nil {
 			return err
 		}
-		n, elapsed, err := withProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
+		n, elapsed, err := cli.WithProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
 			return episode.Reanalyze(ctx, sc.db, a, progress)
 		})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "analyzed %d episodes with %s in %s, %s episodes/s\n", n, a.Name(), elapsed.Round(time.Millisecond), rate(n, elapsed))
+		fmt.Fprintf(stdout, "analyzed %d episodes with %s in %s, %s episodes/s\n", n, a.Name(), elapsed.Round(time.Millisecond), cli.Rate(n, elapsed))
 		return nil
 	}
 	mem, err := sc.openMemory(ctx, true, memorypack.Options{})
@@ -403,26 +384,12 @@ on the store first: it would go on searching with the old analyzer.
 		return err
 	}
 	defer mem.Close()
-	n, elapsed, err := withProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
+	n, elapsed, err := cli.WithProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
 		return mem.Store.Reindex(ctx, progress)
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "reindexed %d episodes in %s, %s episodes/s\n", n, elapsed.Round(time.Millisecond), rate(n, elapsed))
+	fmt.Fprintf(stdout, "reindexed %d episodes in %s, %s episodes/s\n", n, elapsed.Round(time.Millisecond), cli.Rate(n, elapsed))
 	return nil
-}
-
-// withProgress runs a rebuild of the store (Reindex, Reanalyze, Reembed),
-// drawing its progress on stderr when show is set or stderr is a terminal,
-// and returns how many episodes it did and how long it took.
-func withProgress(stderr io.Writer, show bool, run func(progress func(done, total int)) (int, error)) (int, time.Duration, error) {
-	start := time.Now()
-	bar := newProgressBar(stderr, show || isTerminal(stderr), 0)
-	n, err := run(func(done, total int) {
-		bar.total = total
-		bar.update(done)
-	})
-	bar.finish(n)
-	return n, time.Since(start), err
 }

@@ -241,11 +241,7 @@ func TestIngestTranscript(t *testing.T) {
 func storedEpisodes(t *testing.T, db, user string) []episode.Episode {
 	t.Helper()
 	ctx := context.Background()
-	id, err := recordedIdentity(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := episode.Open(ctx, db, episode.Options{Embedder: noEmbedder{id}})
+	st, err := episode.Open(ctx, db, episode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +261,7 @@ func TestRetrieve(t *testing.T) {
 
 	t.Run("text", func(t *testing.T) {
 		out := mustRun(t, append(base, "-no-context", "麺屋こはくの味噌バターラーメン")...)
-		for _, want := range []string{"haruka:r1", "relevance", "rrf_norm", "2025-06-01", "trace: embed", "picked"} {
+		for _, want := range []string{"haruka:r1", "relevance", "rrf_norm", "2025-06-01", "trace: prepare", "picked"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}
@@ -328,6 +324,15 @@ func TestRetrieve(t *testing.T) {
 		}
 		if n := hits("-max-age-days", "7", "麺屋こはくの味噌バターラーメン"); n != 0 {
 			t.Errorf("-max-age-days 7: %d hits, want none", n)
+		}
+		// Two years on, the reference preset's 365 days hide it; -max-age-days
+		// 0, given, searches any age (a flag not given is the preset's).
+		later := []string{"-now", "2027-07-01T12:00:00Z", "-preset", "reference"}
+		if n := hits(append(later, "麺屋こはくの味噌バターラーメン")...); n != 0 {
+			t.Errorf("reference preset two years on: %d hits, want none", n)
+		}
+		if n := hits(append(later, "-max-age-days", "0", "麺屋こはくの味噌バターラーメン")...); n == 0 {
+			t.Error("-max-age-days 0: no hit, want any age searched")
 		}
 	})
 	t.Run("inject threshold and model", func(t *testing.T) {
@@ -737,11 +742,7 @@ func TestCheckAndReindex(t *testing.T) {
 	// fails the check.
 	setMeta := func(key, value string) {
 		t.Helper()
-		id, err := recordedIdentity(context.Background(), db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		store, err := episode.Open(context.Background(), db, episode.Options{Embedder: noEmbedder{id}})
+		store, err := episode.Open(context.Background(), db, episode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *usersFile != "" {
-		more, err := readLines(*usersFile)
+		more, err := cli.ReadLines(*usersFile, stdin)
 		if err != nil {
 			return err
 		}
@@ -84,27 +84,6 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "moved %d people, %d episodes, in %s (%s people/s, %s episodes/s)\n", len(people), episodes,
-		elapsed.Round(time.Millisecond), rate(len(people), elapsed), rate(episodes, elapsed))
+		elapsed.Round(time.Millisecond), cli.Rate(len(people), elapsed), cli.Rate(episodes, elapsed))
 	return nil
-}
-
-// readLines reads the non-empty lines of name ("-": standard input).
-func readLines(name string) ([]string, error) {
-	var b []byte
-	var err error
-	if name == "-" {
-		b, err = io.ReadAll(os.Stdin)
-	} else {
-		b, err = os.ReadFile(name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
-	}
-	return out, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/retriever"
 )
@@ -268,7 +269,7 @@ func TestServeAuth(t *testing.T) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code != tc.status {
-			t.Errorf("Authorization %q: status %d, want %d", clipRunes(tc.header, 40), rec.Code, tc.status)
+			t.Errorf("Authorization %q: status %d, want %d", pytext.Clip(tc.header, 40), rec.Code, tc.status)
 		}
 		if rec.Code == 401 && rec.Header().Get("WWW-Authenticate") == "" {
 			t.Errorf("401 without WWW-Authenticate")

@@ -45,7 +45,7 @@ func (r *recentFlags) Set(v string) error {
 	role, content, ok := strings.Cut(v, ":")
 	role = strings.TrimSpace(role)
 	if !ok || role != "user" && role != "assistant" {
-		return fmt.Errorf("%q: want \"user:TEXT\" or \"assistant:TEXT\"", clipRunes(v, 40))
+		return fmt.Errorf("%q: want \"user:TEXT\" or \"assistant:TEXT\"", pytext.Clip(v, 40))
 	}
 	*r = append(*r, retriever.Message{Role: role, Content: strings.TrimSpace(content)})
 	return nil
@@ -190,29 +190,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // printResult prints the ranking and the trace as text.
 func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *time.Location, clip int) {
-	t := res.Trace
-	fmt.Fprintf(w, "%s: %d episodes in %s", req.User, len(res.Hits), fmtDur(t.Total))
-	if t.Skipped != "" {
-		fmt.Fprintf(w, " (skipped: %s)", t.Skipped)
-	}
-	fmt.Fprintln(w)
-	if t.Clipped != "" {
-		fmt.Fprintf(w, "clipped: %s (searched by its head)\n", t.Clipped)
-	}
-	if t.Degraded != "" {
-		fmt.Fprintf(w, "degraded: %s\n", t.Degraded)
-	}
-	if t.Window != "" {
-		fmt.Fprintf(w, "time window: %s\n", t.Window)
-	}
-	if t.Decision != "" {
-		fmt.Fprintf(w, "decision: %s\n", t.Decision)
-	}
-	if t.Declined != "" {
-		fmt.Fprintf(w, "declined: %s\n", t.Declined)
-	} else if t.Probability > 0 {
-		fmt.Fprintf(w, "relevance model: %.3f that one of the first candidates is relevant\n", t.Probability)
-	}
+	fmt.Fprintf(w, "%s: %d episodes in %s\n", req.User, len(res.Hits), res.Trace.Total.Round(time.Microsecond))
 	if len(res.Hits) > 0 {
 		fmt.Fprintln(w)
 		printHits(w, res.Hits, loc, clip)
@@ -221,25 +199,7 @@ func printResult(w io.Writer, req retriever.Request, res retriever.Result, loc *
 		fmt.Fprintf(w, "\ncandidates (%d, before the decision):\n", len(res.Candidates))
 		printHits(w, res.Candidates, loc, clip)
 	}
-	fmt.Fprintf(w, "\ntrace: embed %s  knn %s  bm25 %s  fuse %s  fetch %s  rerank %s  total %s\n",
-		fmtDur(t.Embed), fmtDur(t.KNN), fmtDur(t.BM25), fmtDur(t.Fuse), fmtDur(t.Fetch), fmtDur(t.Rerank), fmtDur(t.Total))
-	fmt.Fprintf(w, "       candidates %d  fetched %d  echoes %d  gated %d  picked %d\n", t.Candidates, t.Fetched, t.Echoes, t.Gated, t.Picked)
-	for i, q := range t.Queries {
-		fmt.Fprintf(w, "  q%d: %s\n", i+1, pytext.Clip(q, 80))
-		var parts []string
-		if i < len(t.KNNHits) {
-			parts = append(parts, fmt.Sprintf("knn %d hits", t.KNNHits[i]))
-		}
-		if i < len(t.BM25Hits) {
-			parts = append(parts, fmt.Sprintf("bm25 %d hits", t.BM25Hits[i]))
-		}
-		if i < len(t.BM25Match) {
-			parts = append(parts, fmt.Sprintf("match %s", pytext.Clip(t.BM25Match[i], 80)))
-		}
-		if len(parts) > 0 {
-			fmt.Fprintf(w, "      %s\n", strings.Join(parts, ", "))
-		}
-	}
+	fmt.Fprintf(w, "\n%s", res.Trace)
 }
 
 func printHits(w io.Writer, hits []retriever.Hit, loc *time.Location, clip int) {
@@ -269,9 +229,4 @@ func printHits(w io.Writer, hits []retriever.Hit, loc *time.Location, clip int) 
 			e.OccurredAt.In(loc).Format("2006-01-02"), e.ID, ext, pytext.Clip(text, clip))
 	}
 	tw.Flush()
-}
-
-// fmtDur formats a duration in milliseconds with microsecond precision.
-func fmtDur(d time.Duration) string {
-	return fmt.Sprintf("%.3fms", float64(d.Microseconds())/1000)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
@@ -35,7 +36,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	sc.addRetrieveFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:8765", "the `host:port` to listen on")
 	token := fs.String("token", "", "require \"Authorization: Bearer TOKEN\" (default: env "+envToken+", which is safer: a flag shows in ps)")
-	maxBody := byteSize(omoidehttp.DefaultMaxBody)
+	maxBody := cli.ByteSize(omoidehttp.DefaultMaxBody)
 	fs.Var(&maxBody, "max-body", "the request body `limit` (e.g. 4MiB, 512KiB, 1048576)")
 	timeout := fs.Duration("timeout", 30*time.Second, "the time limit of one request")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for the requests in flight")

@@ -18,6 +18,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -415,16 +416,16 @@ func TestServeEndToEnd(t *testing.T) {
 	lateID := int64(late.out["ids"].([]any)[0].(float64))
 
 	// Reopen the store: the late write is there.
-	mem, err := omoide.Open(context.Background(), omoide.Config{Path: db, Embedder: noEmbedder{embed.Identity{Name: "openai:fake-embed", Dim: fakeDim}}})
+	store, err := episode.Open(context.Background(), db, episode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mem.Close()
-	e, err := mem.Store.Get(context.Background(), lateID)
+	defer store.Close()
+	e, err := store.Get(context.Background(), lateID)
 	if err != nil || e.ExternalID != "late" || !strings.Contains(e.UserText, marker) {
 		t.Errorf("after reopening: %+v, %v", e, err)
 	}
-	if n, _ := mem.Store.Count(context.Background(), ""); n != 2 {
+	if n, _ := store.Count(context.Background(), ""); n != 2 {
 		t.Errorf("%d episodes after reopening, want 2", n)
 	}
 
@@ -489,7 +490,7 @@ func TestServerErrors(t *testing.T) {
 		{"GET", "/", ``, 404, "no endpoint /"},
 		{"GET", "/v1/retrieve/", ``, 404, "no endpoint"},
 	} {
-		t.Run(tc.method+" "+tc.path+" "+clipRunes(tc.body, 30), func(t *testing.T) {
+		t.Run(tc.method+" "+tc.path+" "+pytext.Clip(tc.body, 30), func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body)))
 			var out map[string]string

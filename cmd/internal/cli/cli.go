@@ -1,7 +1,8 @@
 // Package cli holds what the commands omoide and bench share: the dispatch
 // of a program's subcommands with its exit statuses, flag parsing that turns
-// a bad flag into a usage error, and the flags that choose the embedder
-// (EmbedderFlags).
+// a bad flag into a usage error, the flags that choose the embedder
+// (EmbedderFlags), flag types (ByteSize, IDs) and the progress bar of long
+// runs.
 package cli
 
 import (

@@ -154,3 +154,15 @@ func EnvOr(name, def string) string {
 	}
 	return def
 }
+
+// FlagsFor suggests the embedder flags that describe the embedder id, for a
+// message about a store recorded with it.
+func FlagsFor(id embed.Identity) string {
+	if model, ok := strings.CutPrefix(id.Name, "openai:"); ok {
+		return fmt.Sprintf("open it with -embedder openai -model %s -dim %d", model, id.Dim)
+	}
+	if strings.HasPrefix(id.Name, "hash-") {
+		return fmt.Sprintf("open it with -embedder hash -dim %d", id.Dim)
+	}
+	return "open it with the embedder " + id.String()
+}
