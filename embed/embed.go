@@ -4,12 +4,16 @@
 // episode store records the identity it was created with and refuses to open
 // with another, so vectors from two different spaces are never mixed.
 //
-// Two embedders are provided. Hash (NewHash) is the offline default: a
+// Three embedders are provided. Hash (NewHash) is the offline default: a
 // deterministic hashing-trick vector of character n-grams and optional words.
 // It is lexical, not semantic: it finds texts that share characters and words,
-// not synonyms or paraphrases. OpenAI (NewOpenAI) calls any OpenAI-compatible
+// not synonyms or paraphrases. Static (LoadStatic) runs a static embedding
+// model in-process, from a folder the user fetched once (model2vec's potion
+// models, sentence-transformers' StaticEmbedding such as
+// static-embedding-japanese): neighbours by meaning at the cost of a table
+// look-up, with no server. OpenAI (NewOpenAI) calls any OpenAI-compatible
 // /embeddings endpoint (OpenAI, Ollama, llama.cpp server, vLLM, TEI, LM
-// Studio); use it with a real embedding model for neighbours by meaning.
+// Studio).
 package embed
 
 import (
