@@ -182,7 +182,7 @@ func TestEmbedderFlags(t *testing.T) {
 	}{
 		{[]string{"-hash-dim", "512"}, "flag provided but not defined: -hash-dim"},
 		{[]string{"-openai-model", "m"}, "flag provided but not defined: -openai-model"},
-		{[]string{"-model", "m"}, "-model is for -embedder openai, not hash"},
+		{[]string{"-model", "m"}, "-model is not for -embedder hash"},
 		{[]string{"-embedder", "openai", "-model", "m"}, "-embedder openai needs -dim"},
 	} {
 		args := append([]string{"eval", "-suite", dir}, tc.args...)

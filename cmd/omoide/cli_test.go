@@ -571,6 +571,35 @@ func TestReembed(t *testing.T) {
 	}
 }
 
+// TestStaticEmbedder moves a store to a static model (the tiny fixture of
+// embed/testdata/static) with reembed, retrieves with it, and names the
+// flags when the model is not given.
+func TestStaticEmbedder(t *testing.T) {
+	db, _ := newTestStore(t)
+	model := filepath.Join("..", "..", "embed", "testdata", "static", "st-ja")
+	static := []string{"-embedder", "static", "-model", model, "-dim", "32"}
+	out := mustRun(t, append([]string{"reembed", "-db", db}, static...)...)
+	if !strings.Contains(out, "re-embedded 5 episodes: hash-v1+w/256 -> static:") || !strings.Contains(out, "/32") {
+		t.Errorf("reembed: %q", out)
+	}
+	out = mustRun(t, append([]string{"retrieve", "-db", db, "-user", "haruka", "-now", testNow, "-no-context", "-json", "麺屋こはくの味噌バターラーメン"}, static...)...)
+	var res retriever.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trace.KNNHits) == 0 || res.Trace.KNNHits[0] == 0 || res.Trace.Degraded != "" || !strings.HasPrefix(res.Trace.Decision, "embedder-free") {
+		t.Errorf("retrieve with the static model: trace %+v", res.Trace)
+	}
+	code, _, errOut := runCLI(t, "retrieve", "-db", db, "-user", "haruka", "-now", testNow, "ラーメン")
+	if code != 1 || !strings.Contains(errOut, "-embedder static -model DIR -dim 32") {
+		t.Errorf("retrieve with the hash embedder: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "retrieve", "-db", db, "-user", "haruka", "-embedder", "static", "-model", t.TempDir(), "ラーメン")
+	if code != 2 || !strings.Contains(errOut, "not a static embedding model") {
+		t.Errorf("a folder without a model: exit %d, stderr %q", code, errOut)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	db, _ := newTestStore(t)
 	missing := filepath.Join(t.TempDir(), "missing.db")
@@ -601,7 +630,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"retrieve", "-db", db, "-embedder", "magic", "-user", "haruka", "a"}, `-embedder "magic"`},
 		{[]string{"retrieve", "-db", db, "-embedder", "openai", "-user", "haruka", "a"}, "needs -model"},
 		{[]string{"retrieve", "-db", db, "-embedder", "openai", "-model", "m", "-user", "haruka", "a"}, "needs -dim"},
-		{[]string{"retrieve", "-db", db, "-model", "m", "-user", "haruka", "a"}, "-model is for -embedder openai"},
+		{[]string{"retrieve", "-db", db, "-model", "m", "-user", "haruka", "a"}, "-model is not for -embedder hash"},
 		{[]string{"retrieve", "-db", db, "-preset", "best", "-user", "haruka", "a"}, `-preset "best"`},
 		{[]string{"retrieve", "-db", db, "-dim", "-3", "-user", "haruka", "a"}, "-dim -3"},
 		{[]string{"delete", "-db", db}, "nothing to delete"},

@@ -19,15 +19,16 @@ const (
 	EnvDim      = "OMOIDE_DIM"
 )
 
-// EmbedderFlags are the flags that choose the embedder: -embedder hash|openai,
+// EmbedderFlags are the flags that choose the embedder: -embedder
+// hash|openai|static,
 // -endpoint, -model, -dim and -key-env (Register), and optionally the
 // openai request options -batch and -dimensions (RegisterRequest). Register
 // them, parse, then call Validate and Embedder.
 type EmbedderFlags struct {
-	Name       string // -embedder: hash or openai
+	Name       string // -embedder: hash, openai or static
 	Endpoint   string // -endpoint: openai's API base URL ("" = embed.DefaultOpenAIBaseURL)
-	Model      string // -model: openai's embedding model
-	Dim        int    // -dim: the vector dimension (hash: 0 = embed.DefaultHashDim)
+	Model      string // -model: openai's embedding model, or the folder of a static model
+	Dim        int    // -dim: the vector dimension (hash: 0 = embed.DefaultHashDim; static: 0 = the model's)
 	KeyEnv     string // -key-env: the environment variable that holds openai's API key
 	Batch      int    // -batch: openai's texts per request (0 = embed.DefaultOpenAIBatchSize)
 	Dimensions bool   // -dimensions: send "dimensions" in openai requests
@@ -43,10 +44,10 @@ type EmbedderFlags struct {
 func (e *EmbedderFlags) Register(fs *flag.FlagSet) {
 	e.fs = fs
 	fs.StringVar(&e.Name, "embedder", EnvOr(EnvEmbedder, "hash"),
-		"the embedder: hash (offline, lexical) or openai (any OpenAI-compatible /embeddings endpoint) (env "+EnvEmbedder+")")
+		"the embedder: hash (offline, lexical), openai (any OpenAI-compatible /embeddings endpoint) or static (a static embedding model's folder, in-process) (env "+EnvEmbedder+")")
 	fs.StringVar(&e.Endpoint, "endpoint", os.Getenv(EnvEndpoint),
 		"openai: the API base `URL`, e.g. http://localhost:11434/v1 (default "+embed.DefaultOpenAIBaseURL+") (env "+EnvEndpoint+")")
-	fs.StringVar(&e.Model, "model", os.Getenv(EnvModel), "openai: the embedding `model` (env "+EnvModel+")")
+	fs.StringVar(&e.Model, "model", os.Getenv(EnvModel), "openai: the embedding `model`; static: the model's folder (env "+EnvModel+")")
 	dim := 0
 	if v := os.Getenv(EnvDim); v != "" {
 		n, err := strconv.Atoi(v)
@@ -56,7 +57,7 @@ func (e *EmbedderFlags) Register(fs *flag.FlagSet) {
 			dim = n
 		}
 	}
-	fs.IntVar(&e.Dim, "dim", dim, "the vector dimension: required for openai; hash defaults to "+strconv.Itoa(embed.DefaultHashDim)+" (env "+EnvDim+")")
+	fs.IntVar(&e.Dim, "dim", dim, "the vector dimension: required for openai; hash defaults to "+strconv.Itoa(embed.DefaultHashDim)+"; static: the model's, or fewer for a model trained for it (env "+EnvDim+")")
 	fs.StringVar(&e.KeyEnv, "key-env", "OPENAI_API_KEY", "openai: the `name` of the environment variable that holds the API key (the key itself is never a flag)")
 }
 
@@ -98,8 +99,17 @@ func (e *EmbedderFlags) Validate() error {
 		}
 		for _, name := range openaiOnly {
 			if e.set(name) {
-				return fmt.Errorf("%w: -%s is for -embedder openai, not hash", ErrUsage, name)
+				return fmt.Errorf("%w: -%s is not for -embedder hash", ErrUsage, name)
 			}
+		}
+	case "static":
+		for _, name := range []string{"endpoint", "batch", "dimensions"} {
+			if e.set(name) {
+				return fmt.Errorf("%w: -%s is for -embedder openai, not static", ErrUsage, name)
+			}
+		}
+		if strings.TrimSpace(e.Model) == "" {
+			return fmt.Errorf("%w: -embedder static needs -model, the model's folder (or %s)", ErrUsage, EnvModel)
 		}
 	case "openai":
 		if strings.TrimSpace(e.Model) == "" {
@@ -115,16 +125,24 @@ func (e *EmbedderFlags) Validate() error {
 			return fmt.Errorf("%w: -batch %d: must not be negative", ErrUsage, e.Batch)
 		}
 	default:
-		return fmt.Errorf("%w: -embedder %q: want hash or openai", ErrUsage, e.Name)
+		return fmt.Errorf("%w: -embedder %q: want hash, openai or static", ErrUsage, e.Name)
 	}
 	return nil
 }
 
 // Embedder returns the embedder the flags describe: omoide's hash embedder
-// (omoide.NewHashEmbedder) at -dim, or an OpenAI-compatible client whose API
-// key is read from the environment variable -key-env names. Call Validate
-// first; an embedder the flags cannot make is a usage error.
+// (omoide.NewHashEmbedder) at -dim, an OpenAI-compatible client whose API
+// key is read from the environment variable -key-env names, or the static
+// model in the folder -model (embed.LoadStatic). Call Validate first; an
+// embedder the flags cannot make is a usage error.
 func (e *EmbedderFlags) Embedder() (embed.Embedder, error) {
+	if e.Name == "static" {
+		s, err := embed.LoadStatic(e.Model, embed.StaticOptions{Dim: e.Dim})
+		if err != nil {
+			return nil, fmt.Errorf("%w: -model: %v", ErrUsage, err)
+		}
+		return s, nil
+	}
 	if e.Name == "openai" {
 		o, err := embed.NewOpenAI(embed.OpenAIConfig{
 			BaseURL:    e.Endpoint,
@@ -163,6 +181,9 @@ func FlagsFor(id embed.Identity) string {
 	}
 	if strings.HasPrefix(id.Name, "hash-") {
 		return fmt.Sprintf("open it with -embedder hash -dim %d", id.Dim)
+	}
+	if sum, ok := strings.CutPrefix(id.Name, "static:"); ok {
+		return fmt.Sprintf("open it with -embedder static -model DIR -dim %d, DIR the folder of the model whose fingerprint is %s", id.Dim, sum)
 	}
 	return "open it with the embedder " + id.String()
 }
