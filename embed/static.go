@@ -135,10 +135,11 @@ func loadStatic(dir string, opts StaticOptions) (*Static, error) {
 		if !truncatable(dir, s.layout, cfg.ApplyPCA) {
 			return nil, fmt.Errorf("dimension %d: the model does not say it was trained to be truncated (Matryoshka in its README.md, or model2vec's apply_pca)", opts.Dim)
 		}
-		for r := range rows { // keep each row's first Dim values, in place
-			copy(table[r*opts.Dim:(r+1)*opts.Dim], table[r*full:r*full+opts.Dim])
+		cut := make([]float32, rows*opts.Dim) // not the whole table's memory
+		for r := range rows {
+			copy(cut[r*opts.Dim:(r+1)*opts.Dim], table[r*full:r*full+opts.Dim])
 		}
-		table = slices.Clip(table[:rows*opts.Dim])
+		table = cut
 		s.dim = opts.Dim
 	}
 	s.table = table
