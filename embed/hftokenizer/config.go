@@ -392,6 +392,13 @@ func parseModel(raw json.RawMessage) (model, error) {
 // scanUnigramVocab reads the Unigram vocab, a JSON array of [piece, score]
 // pairs, keeping each score's text for parseSerdeFloat. The document has
 // already been validated as JSON.
+// unigramEntryError is a malformed vocab entry, made only when one is.
+type unigramEntryError int
+
+func (n unigramEntryError) Error() string {
+	return fmt.Sprintf("Unigram vocab entry %d is not a [piece, score] pair", int(n))
+}
+
 func scanUnigramVocab(raw []byte) ([]string, []float64, error) {
 	i := 0
 	skip := func() {
@@ -419,7 +426,7 @@ func scanUnigramVocab(raw []byte) ([]string, []float64, error) {
 		return pieces, scores, nil
 	}
 	for n := 0; ; n++ {
-		bad := fmt.Errorf("Unigram vocab entry %d is not a [piece, score] pair", n)
+		bad := unigramEntryError(n)
 		if !expect('[') {
 			return nil, nil, bad
 		}
