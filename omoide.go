@@ -35,7 +35,9 @@ const (
 // Config configures Open. Only Path is required.
 type Config struct {
 	Path string // the SQLite database file; created when missing
-	// Embedder computes vectors; nil means DefaultEmbedder().
+	// Embedder computes vectors; nil means DefaultEmbedder(), the offline
+	// hash embedder. embed.LoadStatic runs a static embedding model
+	// in-process (meaning without a server); embed.NewOpenAI calls a server.
 	Embedder embed.Embedder
 	// Preset is PresetDefault ("" too) or PresetReference.
 	Preset string
