@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -109,6 +110,9 @@ func loadStatic(dir string, opts StaticOptions) (*Static, error) {
 	default:
 		return nil, errors.New("not a static embedding model: want config.json, model.safetensors and tokenizer.json (model2vec) or 0_StaticEmbedding/model.safetensors and its tokenizer.json (sentence-transformers)")
 	}
+	if err := checkModules(dir); err != nil {
+		return nil, err
+	}
 	tok, err := hftokenizer.LoadFile(tokPath)
 	if err != nil {
 		return nil, err
@@ -196,6 +200,32 @@ func (s *Static) loadModel2Vec(f *safetensors.File, rows, vocab int) error {
 	}
 	s.maxToks = DefaultStaticMaxTokens
 	s.maxChars = DefaultStaticMaxTokens * medianTokenLength(s.tok.Vocab())
+	return nil
+}
+
+// checkModules refuses a sentence-transformers pipeline that does more than
+// look up and average (and normalize, which Embed does anyway): a Dense
+// layer, say, would change the vectors this embedder cannot compute.
+func checkModules(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "modules.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var modules []struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &modules); err != nil {
+		return fmt.Errorf("modules.json: %w", err)
+	}
+	for _, m := range modules {
+		switch m.Type[strings.LastIndexByte(m.Type, '.')+1:] {
+		case "StaticEmbedding", "Normalize":
+		default:
+			return fmt.Errorf("modules.json: module %s is not supported (only StaticEmbedding and Normalize)", m.Type)
+		}
+	}
 	return nil
 }
 

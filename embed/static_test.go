@@ -228,6 +228,16 @@ func TestStaticRefuses(t *testing.T) {
 			b, _ := safetensors.EncodeInt64s(safetensors.I64, m)
 			return writeModel2Vec(t, `{}`, f32(t, "embeddings", []int{4, 4}), safetensors.Tensor{Name: "mapping", DType: safetensors.I64, Shape: []int{vocab}, Data: b})
 		}, StaticOptions{}, "sends token 5 to row 9 of 4"},
+		{"a module it cannot compute", func() string {
+			dir := t.TempDir()
+			copyDir(t, filepath.Join("testdata", "static", "st-ja"), dir)
+			modules := `[{"idx":0,"name":"0","path":"0_StaticEmbedding","type":"sentence_transformers.models.StaticEmbedding"},
+				{"idx":1,"name":"1","path":"1_Dense","type":"sentence_transformers.models.Dense"}]`
+			if err := os.WriteFile(filepath.Join(dir, "modules.json"), []byte(modules), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, StaticOptions{}, "module sentence_transformers.models.Dense is not supported"},
 		{"a bad config", func() string { return writeModel2Vec(t, `{`, f32(t, "embeddings", []int{vocab, 4})) },
 			StaticOptions{}, "config.json"},
 		{"a table of booleans", func() string {
@@ -282,5 +292,29 @@ func TestStaticEmbedConcurrently(t *testing.T) {
 	cancel()
 	if _, err := s.Embed(ctx, texts); err == nil {
 		t.Error("a cancelled context: no error")
+	}
+}
+
+// TestStaticModel2VecWithModules loads a model2vec folder as the library
+// saves it for sentence-transformers too (a modules.json of StaticEmbedding
+// at "." and Normalize): the same model.
+func TestStaticModel2VecWithModules(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "static", "m2v-multi"), dir)
+	modules := `[{"idx":0,"name":"0","path":".","type":"sentence_transformers.models.StaticEmbedding"},
+		{"idx":1,"name":"1","path":"1_Normalize","type":"sentence_transformers.models.Normalize"}]`
+	if err := os.WriteFile(filepath.Join(dir, "modules.json"), []byte(modules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadStatic(dir, StaticOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := LoadStatic(filepath.Join("testdata", "static", "m2v-multi"), StaticOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Layout() != layoutModel2Vec || s.Identity() != orig.Identity() {
+		t.Errorf("layout %s, identity %v; want model2vec, %v", s.Layout(), s.Identity(), orig.Identity())
 	}
 }
