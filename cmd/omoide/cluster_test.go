@@ -125,9 +125,13 @@ func (c *cluster) route() {
 	for _, n := range c.nodes {
 		ups = append(ups, n.addr)
 	}
-	addr := strings.TrimPrefix(c.proxy, "http://")
+	host, port, err := net.SplitHostPort(strings.TrimPrefix(c.proxy, "http://"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
 	c.caddy = exec.Command(filepath.Join(c.tools, "caddy"), "run", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile")
-	c.caddy.Env = append(os.Environ(), "OMOIDE_PROXY="+addr, "OMOIDE_NODES="+strings.Join(ups, " "), "HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+	c.caddy.Env = append(os.Environ(), "OMOIDE_PROXY_HOST="+host, "OMOIDE_PROXY_PORT="+port, "OMOIDE_NODES="+strings.Join(ups, " "),
+		"HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
 	c.start(fmt.Sprintf("caddy-%d", len(c.nodes)), c.caddy)
 	c.waitRoutes()
 }
@@ -260,6 +264,12 @@ func TestCluster(t *testing.T) {
 		c.node(name, "", filepath.Join(c.dir, name, "memory.db"))
 	}
 	c.route()
+	// The proxy listens only where it is told: 127.0.0.2 reaches this
+	// machine's loopback too, but not a socket bound to 127.0.0.1.
+	if conn, err := net.DialTimeout("tcp", strings.Replace(strings.TrimPrefix(c.proxy, "http://"), "127.0.0.1", "127.0.0.2", 1), time.Second); err == nil {
+		conn.Close()
+		t.Errorf("the proxy told to listen on %s accepts connections on 127.0.0.2: it listens on every interface", c.proxy)
+	}
 
 	const people, each = 1000, 10
 	user := func(i int) string { return fmt.Sprintf("person%04d", i) }
