@@ -16,7 +16,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrations[i] moves a store from version i to version i+1. Each runs in the
 // same transaction as the version bump; add new ones at the end, never edit one
@@ -29,6 +29,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV5,
 	migrateV6,
 	migrateV7,
+	migrateV8,
 }
 
 // migrateV7 counts removals from the full-text index (ftsRemovalTriggerSQL),

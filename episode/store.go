@@ -979,6 +979,9 @@ func (s *Store) deleteUser(ctx context.Context, user string) (Erased, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM partitions WHERE user = ?`, user); err != nil {
 		return er, fmt.Errorf("partitions: %w", err)
 	}
+	if err := recordErasure(ctx, tx, user, time.Now()); err != nil {
+		return er, fmt.Errorf("record the erasure: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return er, fmt.Errorf("commit: %w", err)
 	}

@@ -669,6 +669,7 @@ func TestMigrateFromV1(t *testing.T) {
 	if _, err := s.db.Exec(`DROP TABLE episodes_vocab; DROP INDEX episodes_filter; DROP TRIGGER episodes_partition_insert;
 		DROP TRIGGER episodes_partition_delete; DROP TRIGGER episodes_partition_update; DROP TABLE partitions;
 		DROP TRIGGER episodes_fts_removal;
+		DROP TABLE erasures; DELETE FROM meta WHERE key = 'erasure_key';
 		ALTER TABLE episodes DROP COLUMN vq;
 		CREATE TABLE fts_rows AS SELECT rowid AS id, user_text, reply_text FROM episodes_fts;
 		DROP TABLE episodes_fts;

@@ -126,7 +126,41 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !er.Checkpointed {
 		fmt.Fprint(stdout, " (the write-ahead log was busy: its copies go at the next checkpoint)")
 	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "\ncopies taken before keep them (backups, replica points within its retention): \"omoide restore\" forgets %q again in any copy it brings back\n", *user)
+	return nil
+}
+
+func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("restore", stderr)
+	sc := addStoreFlags(fs)
+	from := fs.String("from", "", "the copy to bring back: an \"omoide backup\" file or a replica restored by Litestream (required)")
+	setUsage(fs, "omoide restore -from FILE -db STORE", `Restore brings a copy back as the store: the file -from replaces the store -db, and every person
+the store forgot after the copy was taken is forgotten again in it, from the store's record of
+erasures (keyed hashes, no names). A person who asked to be forgotten stays forgotten whatever copy
+comes back; the store keeps its record. Stop every process using the store first (omoide serve,
+Litestream): the store's file is replaced. Without a store at -db (a node lost with its disk) the
+copy comes back as it is: nothing can be forgotten again.
+
+`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	if *from == "" {
+		return fmt.Errorf("%w: -from is required", errUsage)
+	}
+	if sc.readOnly {
+		return fmt.Errorf("%w: -readonly: restore replaces the store", errUsage)
+	}
+	start := time.Now()
+	r, err := episode.Restore(ctx, *from, sc.db)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "restored %s from %s: %d episodes of %d people; %d forgotten again (of %d erasures on record), %s\n",
+		sc.db, *from, r.Episodes, r.People, r.Forgotten, r.Erasures, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -571,6 +571,37 @@ func TestReembed(t *testing.T) {
 	}
 }
 
+// TestRestore: a backup taken, a person forgotten, the backup restored:
+// the person stays forgotten, to the byte, and the other is whole.
+func TestRestore(t *testing.T) {
+	db, _ := newTestStore(t)
+	bak := filepath.Join(t.TempDir(), "backup.db")
+	mustRun(t, "backup", "-db", db, "-o", bak)
+	if out := mustRun(t, "forget", "-db", db, "-user", "kenta"); !strings.Contains(out, `"omoide restore" forgets "kenta" again`) {
+		t.Errorf("forget does not say what a copy keeps: %q", out)
+	}
+	out := mustRun(t, "restore", "-db", db, "-from", bak)
+	if !strings.Contains(out, "3 episodes of 1 people; 1 forgotten again (of 1 erasures on record)") {
+		t.Errorf("restore: %q", out)
+	}
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"kenta", "豚骨", "キャンプ"} {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("the restored store holds %q", secret)
+		}
+	}
+	out = mustRun(t, "retrieve", "-db", db, "-user", "haruka", "-now", testNow, "-no-context", "-json", "麺屋こはくの味噌バターラーメン")
+	if !strings.Contains(out, "haruka:r1") {
+		t.Errorf("haruka after the restore:\n%s", out)
+	}
+	if code, _, errOut := runCLI(t, "restore", "-db", db); code != 2 || !strings.Contains(errOut, "-from is required") {
+		t.Errorf("restore without -from: exit %d, %q", code, errOut)
+	}
+}
+
 // TestStaticEmbedder moves a store to a static model (the tiny fixture of
 // embed/testdata/static) with reembed, retrieves with it, and names the
 // flags when the model is not given.

@@ -12,6 +12,8 @@
 //	retrieve find the episodes worth reminding the model of, with their score parts
 //	delete   delete episodes by id or external id
 //	forget   delete every episode of a person
+//	backup   write a consistent copy of the store while it is in use
+//	restore  bring a copy back as the store, forgetting again who was forgotten since
 //	stats    describe the store: embedder, analyzer, row counts, size
 //	reembed  recompute every vector with another embedder
 //	check    verify that the episodes, text index and vector index agree
@@ -45,6 +47,7 @@ var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Comma
 	{Name: "delete", Summary: "delete episodes by id or external id", Run: runDelete},
 	{Name: "forget", Summary: "delete every episode of a person", Run: runForget},
 	{Name: "backup", Summary: "write a consistent copy of the store while it is in use", Run: runBackup},
+	{Name: "restore", Summary: "bring a backup or a restored replica back as the store, forgetting again who was forgotten since", Run: runRestore},
 	{Name: "export", Summary: "write a person's episodes as the JSON Lines that ingest reads", Run: runExport},
 	{Name: "move", Summary: "move people between two running nodes (serve), losing nothing", Run: runMove},
 	{Name: "stats", Summary: "describe the store: embedder, analyzer, row counts, size", Run: runStats},

@@ -1,0 +1,310 @@
+package episode
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The record of erasures (schema 8): every forget leaves a row that names the
+// person by a keyed hash, never by name, and when. A store brought back from
+// a backup or an older replica forgets again everyone forgotten after it was
+// taken (Restore).
+const (
+	metaErasureKey  = "erasure_key"
+	erasuresDDL     = `CREATE TABLE erasures (key BLOB NOT NULL, erased_at INTEGER NOT NULL, PRIMARY KEY (key, erased_at)) STRICT, WITHOUT ROWID`
+	insertErasure   = `INSERT OR IGNORE INTO erasures (key, erased_at) VALUES (?, ?)`
+	erasureKeyBytes = 32
+)
+
+// migrateV8 adds the record of erasures and its key.
+func migrateV8(ctx context.Context, tx *sql.Tx, _ int) error {
+	key := make([]byte, erasureKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, erasuresDDL); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)`, metaErasureKey, hex.EncodeToString(key))
+	return err
+}
+
+// Erasure is one forget in a store's record: the person's keyed hash and
+// when.
+type Erasure struct {
+	Key      []byte // HMAC-SHA256 of the person's name under the store's erasure key
+	ErasedAt time.Time
+}
+
+// erasureKey reads the key the record's hashes are made with.
+func erasureKey(ctx context.Context, q queryer) ([]byte, error) {
+	var h string
+	if err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaErasureKey).Scan(&h); err != nil {
+		return nil, fmt.Errorf("erasure key: %w", err)
+	}
+	key, err := hex.DecodeString(h)
+	if err != nil || len(key) != erasureKeyBytes {
+		return nil, fmt.Errorf("erasure key: not %d hex bytes", erasureKeyBytes)
+	}
+	return key, nil
+}
+
+// personHash is the person's name under key, as the record holds it.
+func personHash(key []byte, user string) []byte {
+	m := hmac.New(sha256.New, key)
+	io.WriteString(m, user)
+	return m.Sum(nil)
+}
+
+// recordErasure adds the forget of user to the record, in the forget's
+// transaction.
+func recordErasure(ctx context.Context, tx *sql.Tx, user string, at time.Time) error {
+	key, err := erasureKey(ctx, tx)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, insertErasure, personHash(key, user), at.UnixNano())
+	return err
+}
+
+// Erasures returns the store's record of erasures, oldest first.
+func (s *Store) Erasures(ctx context.Context) ([]Erasure, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT key, erased_at FROM erasures ORDER BY erased_at, key`)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: erasures: %w", err)
+	}
+	defer rows.Close()
+	var out []Erasure
+	for rows.Next() {
+		var e Erasure
+		var at int64
+		if err := rows.Scan(&e.Key, &at); err != nil {
+			return nil, fmt.Errorf("episode store: erasures: %w", err)
+		}
+		e.ErasedAt = time.Unix(0, at).UTC()
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Restored says what Restore did.
+type Restored struct {
+	Episodes int // episodes in the restored store
+	People   int // people in it
+	// Forgotten are the people of the copy forgotten again: forgotten in the
+	// store after the copy was taken.
+	Forgotten int
+	// Erasures is the length of the restored store's record: the store's
+	// and, for a copy of the same store, the copy's.
+	Erasures int
+}
+
+// Restore brings the copy at from (an omoide backup, or a replica restored
+// by Litestream) back as the store at to, and forgets again every person the
+// store at to forgot after the copy was taken: a person who asked to be
+// forgotten stays forgotten whatever copy comes back. The store at to keeps
+// its record of erasures; it may be missing (a node lost with its disk),
+// and then nothing can be forgotten again. Stop every process using to
+// first: Restore replaces its file.
+//
+// The copy is worked on beside to and renamed over it only when done, so a
+// failure leaves to as it was.
+func Restore(ctx context.Context, from, to string) (Restored, error) {
+	r, err := restore(ctx, from, to)
+	if err != nil {
+		return Restored{}, fmt.Errorf("episode store: restore %s to %s: %w", from, to, err)
+	}
+	return r, nil
+}
+
+func restore(ctx context.Context, from, to string) (Restored, error) {
+	var r Restored
+	if !Exists(from) {
+		return r, fmt.Errorf("%s: no such file", from)
+	}
+	// The record to re-apply: the store's, as it is now.
+	var liveKey []byte
+	var live []Erasure
+	if Exists(to) {
+		s, err := Open(ctx, to, Options{})
+		if err != nil {
+			return r, fmt.Errorf("read the record of erasures: %w", err)
+		}
+		liveKey, err = erasureKey(ctx, s.db)
+		if err == nil {
+			live, err = s.Erasures(ctx)
+		}
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return r, err
+		}
+	}
+	tmp := to + ".restoring"
+	for _, p := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+		os.Remove(p)
+	}
+	if err := copyFile(from, tmp); err != nil {
+		return r, err
+	}
+	defer os.Remove(tmp)
+	s, err := Open(ctx, tmp, Options{}) // migrates an older copy
+	if err != nil {
+		return r, err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
+	if liveKey != nil {
+		if r.Forgotten, err = s.forgetAgain(ctx, liveKey, live); err != nil {
+			return r, err
+		}
+	}
+	if r.Episodes, err = s.Count(ctx, ""); err != nil {
+		return r, err
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM partitions WHERE episodes > 0`).Scan(&r.People); err != nil {
+		return r, err
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM erasures`).Scan(&r.Erasures); err != nil {
+		return r, err
+	}
+	// A fresh file: no free page keeps what the copy's deletions left.
+	if _, err := s.db.ExecContext(ctx, `VACUUM`); err != nil {
+		return r, fmt.Errorf("vacuum: %w", err)
+	}
+	closed = true
+	if err := s.Close(); err != nil {
+		return r, err
+	}
+	// The store's log belongs to its old file: replayed on the new one it
+	// would corrupt it. Closing the store above removed it; a crashed
+	// process may have left one.
+	for _, p := range []string{to + "-wal", to + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return r, err
+		}
+	}
+	if err := os.Rename(tmp, to); err != nil {
+		return r, err
+	}
+	return r, syncDir(filepath.Dir(to))
+}
+
+// forgetAgain forgets the people of s that the record live (under liveKey)
+// erased and s's own record does not hold, then makes live the store's
+// record and liveKey its key, so that the next restore knows them too.
+func (s *Store) forgetAgain(ctx context.Context, liveKey []byte, live []Erasure) (int, error) {
+	ownKey, err := erasureKey(ctx, s.db)
+	if err != nil {
+		return 0, err
+	}
+	own, err := s.Erasures(ctx)
+	if err != nil {
+		return 0, err
+	}
+	seen := map[string]bool{} // the copy's own erasures, when its key is the store's
+	if hmac.Equal(ownKey, liveKey) {
+		for _, e := range own {
+			seen[string(e.Key)+"\x00"+e.ErasedAt.String()] = true
+		}
+	}
+	later := map[string]bool{} // hashes erased after the copy
+	for _, e := range live {
+		if !seen[string(e.Key)+"\x00"+e.ErasedAt.String()] {
+			later[string(e.Key)] = true
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT user FROM partitions`)
+	if err != nil {
+		return 0, err
+	}
+	var forget []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if later[string(personHash(liveKey, u))] {
+			forget = append(forget, u)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, u := range forget {
+		if _, err := s.deleteUser(ctx, u); err != nil {
+			return 0, fmt.Errorf("forget a person again: %w", err)
+		}
+	}
+	// The record becomes the store's (its key too) and, under the same key,
+	// the copy's own: the forgets above repeat erasures it already holds.
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM erasures`); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`, hex.EncodeToString(liveKey), metaErasureKey); err != nil {
+		return 0, err
+	}
+	if hmac.Equal(ownKey, liveKey) {
+		live = append(live, own...)
+	}
+	for _, e := range live {
+		if _, err := tx.ExecContext(ctx, insertErasure, e.Key, e.ErasedAt.UnixNano()); err != nil {
+			return 0, err
+		}
+	}
+	return len(forget), tx.Commit()
+}
+
+// copyFile copies the file from to the new file to, synced.
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	if err := dst.Sync(); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
