@@ -28,11 +28,15 @@ test: vet tools
 
 tools: $(TOOLS)/caddy $(TOOLS)/litestream
 
-$(TOOLS)/caddy:
-	GOBIN=$(TOOLS) $(GO) install github.com/caddyserver/caddy/v2/cmd/caddy@$(CADDY_VERSION)
+# Built as the main module, Caddy cannot find its own version (it looks for
+# itself among its dependencies): CustomVersion is its documented remedy.
+$(TOOLS)/caddy: Makefile
+	GOBIN=$(TOOLS) $(GO) install -ldflags '-X github.com/caddyserver/caddy/v2.CustomVersion=$(CADDY_VERSION)' github.com/caddyserver/caddy/v2/cmd/caddy@$(CADDY_VERSION)
+	touch $@
 
-$(TOOLS)/litestream:
+$(TOOLS)/litestream: Makefile
 	GOBIN=$(TOOLS) $(GO) install github.com/benbjohnson/litestream/cmd/litestream@$(LITESTREAM_VERSION)
+	touch $@
 
 # The main job: a temporary store from testdata/ja, a few questions, the rendered EPISODE_EVIDENCE.
 demo:

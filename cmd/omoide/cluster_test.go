@@ -256,6 +256,9 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("%s: %v (make tools builds it)", b, err)
 		}
 	}
+	if out, err := exec.Command(filepath.Join(tools, "caddy"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "v2.") {
+		t.Errorf("caddy version: %q, %v; want its version (make tools sets it)", out, err)
+	}
 	clearEnv(t)
 	start := time.Now()
 	c := &cluster{t: t, tools: tools, dir: t.TempDir(), nodes: map[string]*cnode{}}
