@@ -65,8 +65,11 @@ refused (400) when its body names another, and DELETE /v1/episodes/{id} finds on
 episode (404). With a token
 (-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
 (else 401). Bodies, paths and the header are UTF-8: anything else (Shift_JIS, a lone surrogate
-escape) is a 400, never replaced. Status codes: 400 bad JSON, unknown field or invalid input; 404;
-405; 413 body over -max-body; 500 store or embedder failure; 503 request over -timeout.
+escape) is a 400, never replaced. With -peers (Config.Peers: the proxy's node list, env
+OMOIDE_NODES) a node answers 421 for a person another node owns, so that no proxy can split a
+person over two nodes. Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413
+body over -max-body; 421 a person another node owns; 500 store or embedder failure; 503 request
+over -timeout.
 `
 
 // DefaultMaxBody is the request body limit of a Config whose MaxBody is 0.

@@ -41,6 +41,9 @@ func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace 
 		return nil, err
 	}
 	for _, e := range eps {
+		if err := s.owns(e.User); err != nil {
+			return nil, err
+		}
 		if err := s.holds.check(w, r, e.User); err != nil {
 			return nil, err
 		}
@@ -125,6 +128,9 @@ func (s *Handler) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := s.owns(e.User); err != nil {
 		return nil, err
 	}
 	if err := s.holds.check(w, r, e.User); err != nil {

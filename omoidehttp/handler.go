@@ -31,6 +31,13 @@ type Config struct {
 	// MaxRequestSensitivity is the most private level a request's filter
 	// may admit; its zero admits normal episodes only.
 	MaxRequestSensitivity episode.Sensitivity
+	// Peers is the proxy's node list, each node written as the proxy's
+	// upstreams write it ("127.0.0.1:9001"), and Upstream this node's entry
+	// in it: with them the node answers 421 Misdirected Request for a person
+	// another node owns (Owner; CheckPeers checks them). Empty: every person
+	// is this node's.
+	Peers    []string
+	Upstream string
 }
 
 // Handler is omoide's HTTP JSON API over a Memory (Doc has its endpoints
@@ -179,6 +186,12 @@ func (s *Handler) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, 
 		if err := checkRouteText(r); err != nil {
 			s.fail(w, r, err)
 			return
+		}
+		if user, ok, _ := routedUser(r); ok {
+			if err := s.owns(user); err != nil {
+				s.fail(w, r, err)
+				return
+			}
 		}
 		v, err := h(w, r)
 		if errors.Is(err, errWritten) {

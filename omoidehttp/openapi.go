@@ -34,7 +34,7 @@ func buildOpenAPI() []byte {
 			"operationId": operationID(rt),
 			"responses": map[string]any{
 				"200":     jsonContent("the answer", ref(rt.answer)),
-				"default": jsonContent("an error: 400 bad input, 401 no token, 404, 405, 409 other content under a stored id, 413 body too large, 500, 503 held or over the time limit", ref("Error")),
+				"default": jsonContent("an error: 400 bad input, 401 no token, 404, 405, 409 other content under a stored id, 413 body too large, 421 a person another node owns, 500, 503 held or over the time limit", ref("Error")),
 			},
 		}
 		if rt.path == "/healthz" {

@@ -138,6 +138,9 @@ func (s *Handler) request(w http.ResponseWriter, r *http.Request, q interface{ b
 	if err := q.base().routed(r); err != nil {
 		return retriever.Request{}, err
 	}
+	if err := s.owns(q.base().User); err != nil {
+		return retriever.Request{}, err
+	}
 	return q.base().request(s.mem.Retriever.Options().Filter, s.cfg.MaxRequestSensitivity)
 }
 

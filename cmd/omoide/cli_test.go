@@ -24,7 +24,7 @@ import (
 // clearEnv keeps the environment of the machine out of the tests.
 func clearEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{envDB, cli.EnvEmbedder, cli.EnvEndpoint, cli.EnvModel, cli.EnvDim, envPreset, envToken} {
+	for _, k := range []string{envDB, cli.EnvEmbedder, cli.EnvEndpoint, cli.EnvModel, cli.EnvDim, envPreset, envToken, envNodes} {
 		t.Setenv(k, "")
 	}
 }

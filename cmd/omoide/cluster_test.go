@@ -43,6 +43,7 @@ type cluster struct {
 	dir   string
 	proxy string            // base URL
 	nodes map[string]*cnode // by name
+	peers []string          // the node list a node starts with (serve -peers): who owns whom
 	caddy *exec.Cmd
 	mu    sync.Mutex
 }
@@ -97,7 +98,8 @@ func (c *cluster) node(name, addr, db string) *cnode {
 		n.replica = old.replica
 	}
 	self, _ := os.Executable()
-	n.serve = exec.Command(self, "serve", "-db", db, "-node", name, "-addr", addr, "-log-level", "warn", "-checkpoint-wait", "0")
+	n.serve = exec.Command(self, "serve", "-db", db, "-node", name, "-addr", addr, "-log-level", "warn", "-checkpoint-wait", "0",
+		"-peers", strings.Join(c.peers, " "))
 	n.serve.Env = append(os.Environ(), envRunMain+"=1", envToken+"=")
 	c.start(name+"-serve", n.serve)
 	if !waitHTTP("http://" + addr + "/healthz") {
@@ -263,8 +265,15 @@ func TestCluster(t *testing.T) {
 	start := time.Now()
 	c := &cluster{t: t, tools: tools, dir: t.TempDir(), nodes: map[string]*cnode{}}
 	c.proxy = "http://" + freeAddr(t)
+	// Every node knows the proxy's list and refuses (421) a person another
+	// node owns: if Owner disagreed with Caddy, writes below would fail.
+	addrs := map[string]string{}
 	for _, name := range []string{"n1", "n2", "n3"} {
-		c.node(name, "", filepath.Join(c.dir, name, "memory.db"))
+		addrs[name] = freeAddr(t)
+		c.peers = append(c.peers, addrs[name])
+	}
+	for _, name := range []string{"n1", "n2", "n3"} {
+		c.node(name, addrs[name], filepath.Join(c.dir, name, "memory.db"))
 	}
 	c.route()
 	// The proxy listens only where it is told: 127.0.0.2 reaches this
@@ -449,8 +458,28 @@ func TestCluster(t *testing.T) {
 		}
 	}
 
+	// A node sent a person it does not own refuses them: a misconfigured
+	// proxy cannot split a person silently.
+	for u, n := range checkPlacement("before n4") {
+		for name, other := range c.nodes {
+			if name == n {
+				continue
+			}
+			err := omoidehttp.Client{BaseURL: "http://" + other.addr}.Do(context.Background(), "POST", "/v1/users/"+u+"/episodes", nil,
+				[]map[string]any{{"id": "misdirected", "user_text": "x"}}, nil)
+			if err == nil || !strings.Contains(err.Error(), "421") {
+				t.Fatalf("%s, owned by %s, written on %s: %v, want 421", u, n, name, err)
+			}
+		}
+		break
+	}
+
 	// A fourth node: the proxy now routes some people to it; move them there.
-	c.node("n4", "", filepath.Join(c.dir, "n4", "memory.db"))
+	// It starts with the new list; the others keep theirs, which agrees for
+	// every person who stays (rendezvous hashing moves only those n4 wins).
+	n4addr := freeAddr(t)
+	c.peers = append(c.peers, n4addr)
+	c.node("n4", n4addr, filepath.Join(c.dir, "n4", "memory.db"))
 	c.route()
 	moved := 0
 	t1 := time.Now()

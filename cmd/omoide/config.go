@@ -28,6 +28,7 @@ const (
 	envDB     = "OMOIDE_DB"
 	envPreset = "OMOIDE_PRESET"
 	envToken  = "OMOIDE_TOKEN"
+	envNodes  = "OMOIDE_NODES" // the proxy's node list (deploy/Caddyfile), serve's -peers
 )
 
 // storeConfig is the configuration shared by the subcommands that open a

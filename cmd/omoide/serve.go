@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/omoide/omoide/cmd/internal/cli"
@@ -46,6 +47,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	checkpointWait := fs.Duration("checkpoint-wait", episode.DefaultCheckpointWait, "how long a removal's checkpoint waits for readers of the log; 0: no wait (beside Litestream, which always holds one: docs/scale-out.md)")
 	maxReqSens := fs.String("max-request-sensitivity", "private", "the most private `level` a request's \"filter\" may search: normal, private or secret")
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
+	peers := fs.String("peers", os.Getenv(envNodes), "the proxy's node `list`, as its upstreams write them (\"127.0.0.1:9001 127.0.0.1:9002\"; env "+envNodes+", as deploy/Caddyfile reads it): answer 421 for a person another node owns")
+	upstream := fs.String("upstream", "", "this node's entry in -peers (default: -addr)")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, path, status, duration) to stderr; it never
 logs message text, the token or the API key.
@@ -79,6 +82,13 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if err != nil {
 		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
 	}
+	peerList := strings.Fields(strings.ReplaceAll(*peers, ",", " "))
+	if *upstream == "" {
+		*upstream = *addr
+	}
+	if err := omoidehttp.CheckPeers(peerList, *upstream); err != nil {
+		return fmt.Errorf("%w: -peers: %v", errUsage, err)
+	}
 	tok := *token
 	if tok == "" {
 		tok = os.Getenv(envToken)
@@ -102,7 +112,7 @@ flight (an accepted write is stored before the process exits), then closes the s
 		return err
 	}
 	h := omoidehttp.NewHandler(mem, omoidehttp.Config{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger, Node: *node,
-		MaxRequestSensitivity: reqSens})
+		MaxRequestSensitivity: reqSens, Peers: peerList, Upstream: *upstream})
 	// Requests run under their own base context: the signal that stops the
 	// server must not cancel the writes in flight.
 	base, cancelBase := context.WithCancel(context.Background())
