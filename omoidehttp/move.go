@@ -25,6 +25,11 @@ type Mover struct {
 	Token    string        // the bearer token of both nodes, if they have one
 	Hold     time.Duration // how long the source refuses a moved person's writes; 0: DefaultMoveHold, at most MaxHold
 	HTTP     *http.Client  // nil: http.DefaultClient
+	// Keep copies and checks but leaves the person at the source, held:
+	// the first half of adding a node with no window, before the proxy
+	// switches. The same move run again without Keep, after the switch,
+	// forgets them there (its hold is the same, renewed).
+	Keep bool
 }
 
 // DefaultMoveHold is the hold of a Mover whose Hold is 0.
@@ -105,6 +110,9 @@ func (m Mover) copyAndForget(ctx context.Context, user, token string) (n int, er
 			return -1, fmt.Errorf("episode %q is not at the destination after the import: the source keeps the person", r.ID)
 		}
 	}
+	if m.Keep {
+		return len(recs), nil
+	}
 	var forgot struct{ Deleted int }
 	if err := from.Do(ctx, http.MethodDelete, base, holding(token), nil, &forgot); err != nil {
 		return 0, fmt.Errorf("forget at the source (the destination holds all %d episodes; run the move again): %w", len(recs), err)
@@ -113,6 +121,27 @@ func (m Mover) copyAndForget(ctx context.Context, user, token string) (n int, er
 		return len(recs), fmt.Errorf("the source forgot %d episodes, %d were exported: a write passed the hold", forgot.Deleted, len(recs))
 	}
 	return len(recs), nil
+}
+
+// OwnedBy returns the source's people whom the node list peers gives to
+// upstream (Owner): whom a node joining the list takes, known before the
+// proxy switches to it.
+func (m Mover) OwnedBy(ctx context.Context, peers []string, upstream string) ([]string, error) {
+	if err := CheckPeers(peers, upstream); err != nil {
+		return nil, err
+	}
+	from, _ := m.nodes()
+	people, err := from.People(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the source's people: %w", err)
+	}
+	var owned []string
+	for _, p := range people {
+		if Owner(peers, p.User) == upstream {
+			owned = append(owned, p.User)
+		}
+	}
+	return owned, nil
 }
 
 // OwnedByDestination lists the source's people whom the proxy at the base

@@ -114,3 +114,63 @@ func TestMisdirected(t *testing.T) {
 		t.Errorf("its own person's episodes: %v, %v", recs, err)
 	}
 }
+
+// TestMoverKeep: a move with Keep copies a person and leaves them at the
+// source, held (reads go on, writes wait); the same move without Keep then
+// forgets them there. OwnedBy names whom a node list gives the destination.
+func TestMoverKeep(t *testing.T) {
+	ctx := context.Background()
+	node := func(name string) string {
+		mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), name+".db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := omoidehttp.NewHandler(mem, omoidehttp.Config{Node: name})
+		srv := httptest.NewServer(h)
+		t.Cleanup(func() { srv.Close(); h.Wait(); mem.Close() })
+		return srv.URL
+	}
+	a, b := node("a"), node("b")
+	src, dst := omoidehttp.Client{BaseURL: a}, omoidehttp.Client{BaseURL: b}
+	for i := range 20 {
+		u := fmt.Sprint("p", i)
+		if err := src.Do(ctx, "POST", "/v1/episodes", omoidehttp.As(u), []episode.Record{{ID: "1", User: u, UserText: "猫の話"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	peers := []string{"a:1", strings.TrimPrefix(b, "http://")}
+	m := omoidehttp.Mover{From: a, To: b, Keep: true}
+	owned, err := m.OwnedBy(ctx, peers, peers[1])
+	if err != nil || len(owned) == 0 || len(owned) == 20 {
+		t.Fatalf("OwnedBy = %v, %v: want some of the 20", owned, err)
+	}
+	for _, u := range owned {
+		if omoidehttp.Owner(peers, u) != peers[1] {
+			t.Fatalf("%s is not the destination's", u)
+		}
+	}
+	if _, err := m.OwnedBy(ctx, peers, "c:1"); err == nil {
+		t.Error("OwnedBy for a node not in the list: no error")
+	}
+	u := owned[0]
+	if n, err := m.Move(ctx, u); err != nil || n != 1 {
+		t.Fatalf("Keep move = %d, %v", n, err)
+	}
+	if recs, err := src.Episodes(ctx, u); err != nil || len(recs) != 1 {
+		t.Errorf("the source after a Keep move: %v, %v; want the person still there", recs, err)
+	}
+	if recs, err := dst.Episodes(ctx, u); err != nil || len(recs) != 1 {
+		t.Errorf("the destination after a Keep move: %v, %v", recs, err)
+	}
+	err = src.Do(ctx, "POST", "/v1/episodes", omoidehttp.As(u), []episode.Record{{ID: "2", User: u, UserText: "x"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a write at the source after a Keep move: %v, want 503 (held)", err)
+	}
+	m.Keep = false
+	if n, err := m.Move(ctx, u); err != nil || n != 1 {
+		t.Fatalf("the move again without Keep = %d, %v", n, err)
+	}
+	if recs, _ := src.Episodes(ctx, u); len(recs) != 0 {
+		t.Errorf("the source still holds %d episodes after the move", len(recs))
+	}
+}

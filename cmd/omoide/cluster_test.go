@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/retriever"
 )
@@ -44,6 +45,7 @@ type cluster struct {
 	proxy string            // base URL
 	nodes map[string]*cnode // by name
 	peers []string          // the node list a node starts with (serve -peers): who owns whom
+	admin string            // the proxy's admin API address
 	caddy *exec.Cmd
 	mu    sync.Mutex
 }
@@ -132,9 +134,35 @@ func (c *cluster) route() {
 		c.t.Fatal(err)
 	}
 	c.caddy = exec.Command(filepath.Join(c.tools, "caddy"), "run", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile")
-	c.caddy.Env = append(os.Environ(), "OMOIDE_PROXY_HOST="+host, "OMOIDE_PROXY_PORT="+port, "OMOIDE_NODES="+strings.Join(ups, " "),
-		"HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+	c.caddy.Env = c.caddyEnv(host, port, ups)
 	c.start(fmt.Sprintf("caddy-%d", len(c.nodes)), c.caddy)
+	c.waitRoutes()
+}
+
+// caddyEnv is the proxy's environment: where it listens, its admin API,
+// its upstreams.
+func (c *cluster) caddyEnv(host, port string, ups []string) []string {
+	if c.admin == "" {
+		c.admin = freeAddr(c.t)
+	}
+	return append(os.Environ(), "OMOIDE_PROXY_HOST="+host, "OMOIDE_PROXY_PORT="+port, "OMOIDE_PROXY_ADMIN="+c.admin,
+		"OMOIDE_NODES="+strings.Join(ups, " "), "HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+}
+
+// reload gives the running proxy the current nodes through its admin API
+// (caddy reload): no restart, no request dropped.
+func (c *cluster) reload() {
+	c.t.Helper()
+	var ups []string
+	for _, n := range c.nodes {
+		ups = append(ups, n.addr)
+	}
+	host, port, _ := net.SplitHostPort(strings.TrimPrefix(c.proxy, "http://"))
+	cmd := exec.Command(filepath.Join(c.tools, "caddy"), "reload", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile", "--address", c.admin)
+	cmd.Env = c.caddyEnv(host, port, ups)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		c.t.Fatalf("caddy reload: %v\n%s", err, out)
+	}
 	c.waitRoutes()
 }
 
@@ -474,26 +502,75 @@ func TestCluster(t *testing.T) {
 		break
 	}
 
-	// A fourth node: the proxy now routes some people to it; move them there.
-	// It starts with the new list; the others keep theirs, which agrees for
-	// every person who stays (rendezvous hashing moves only those n4 wins).
+	// A fourth node, added with no window: it starts with the new list; the
+	// people it takes are copied to it while their old nodes still serve
+	// them (held: reads go on, writes wait); the proxy switches (caddy
+	// reload); the old nodes forget them. Reads through the proxy, all
+	// along, must find every episode of every one of them.
 	n4addr := freeAddr(t)
 	c.peers = append(c.peers, n4addr)
 	c.node("n4", n4addr, filepath.Join(c.dir, "n4", "memory.db"))
-	c.route()
-	moved := 0
-	t1 := time.Now()
-	for _, name := range []string{"n1", "n2", "n3"} {
-		var out bytes.Buffer
-		args := []string{"-from", "http://" + c.nodes[name].addr, "-to", "http://" + c.nodes["n4"].addr, "-proxy", c.proxy}
-		if err := runMove(context.Background(), args, &out, io.Discard); err != nil {
-			t.Fatalf("move from %s: %v", name, err)
+	var taken []string
+	for i := range people {
+		if omoidehttp.Owner(c.peers, user(i)) == n4addr {
+			taken = append(taken, user(i))
 		}
-		moved += strings.Count(out.String(), "moved \"person") // the writer at risk may move too
 	}
-	took := time.Since(t1)
-	t.Logf("move -proxy from the three nodes (asking the proxy about all %d people): %d people, %d episodes in %s: %.1f people/s, %.0f episodes/s",
-		people, moved, moved*each, took.Round(time.Millisecond), float64(moved)/took.Seconds(), float64(moved*each)/took.Seconds())
+	var (
+		reads, misses int
+		firstMiss     string
+		stopR         = make(chan struct{})
+		doneR         = make(chan struct{})
+	)
+	go func() {
+		defer close(doneR)
+		for i := 0; ; i++ {
+			select {
+			case <-stopR:
+				return
+			default:
+			}
+			u := taken[i%len(taken)]
+			var page struct{ Episodes []episode.Record }
+			err := getAs(c.proxy+"/v1/users/"+u+"/episodes", u, &page)
+			reads++
+			if err != nil || len(page.Episodes) != each {
+				misses++
+				if firstMiss == "" {
+					firstMiss = fmt.Sprintf("%s: %d episodes, %v", u, len(page.Episodes), err)
+				}
+			}
+		}
+	}()
+	moveAll := func(keep bool) (int, time.Duration) {
+		moved, t1 := 0, time.Now()
+		for _, name := range []string{"n1", "n2", "n3"} {
+			var out bytes.Buffer
+			args := []string{"-from", "http://" + c.nodes[name].addr, "-to", "http://" + n4addr, "-peers", strings.Join(c.peers, " ")}
+			if keep {
+				args = append(args, "-keep")
+			}
+			if err := runMove(context.Background(), args, &out, io.Discard); err != nil {
+				t.Fatalf("move from %s (keep %v): %v", name, keep, err)
+			}
+			moved += strings.Count(out.String(), "\"person") // the writer at risk may move too
+		}
+		return moved, time.Since(t1)
+	}
+	copied, took := moveAll(true)
+	c.reload()
+	forgot, _ := moveAll(false)
+	close(stopR)
+	<-doneR
+	if copied != len(taken) || forgot != len(taken) {
+		t.Errorf("copied %d, then moved %d people; the new list gives n4 %d", copied, forgot, len(taken))
+	}
+	if misses > 0 {
+		t.Errorf("while n4 was added, %d of %d reads through the proxy missed a person's memories (first: %s)", misses, reads, firstMiss)
+	}
+	t.Logf("n4 added with no window: %d people copied in %s (%.1f people/s, %.0f episodes/s), the proxy reloaded, then forgotten at the old nodes; %d reads meanwhile, %d missed",
+		copied, took.Round(time.Millisecond), float64(copied)/took.Seconds(), float64(copied*each)/took.Seconds(), reads, misses)
+	moved := forgot
 	where := checkPlacement("after adding n4")
 	onN4 := 0
 	for _, n := range where {

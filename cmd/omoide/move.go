@@ -28,6 +28,12 @@ node. A move interrupted at any step loses nothing: until step 5 the source hold
 and running the same move again completes it. Route the people to the destination (the proxy's
 configuration) before their hold expires.
 
+Adding a node with no window in which it answers without a person's memories (docs/scale-out.md):
+start it with the new list (serve -peers); for each old node, "omoide move -from OLD -to NEW -peers
+NEWLIST -keep" copies the people the new list gives it, held at the old node, which still serves
+their reads; switch the proxy to the new list ("caddy reload"); then the same moves without -keep
+forget them at the old nodes.
+
 `
 
 func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,6 +42,9 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	to := fs.String("to", "", "the destination node's base `URL` (required)")
 	usersFile := fs.String("users", "", "read the people to move from this `file`, one a line (\"-\": standard input), besides the arguments")
 	proxy := fs.String("proxy", "", "move every person of -from whom the proxy at this `URL` now routes to -to (each node run with -node NAME): after a node is added")
+	peers := fs.String("peers", "", "move every person of -from whom this node `list` (the proxy's next one, with the destination in it) gives to -to: before the proxy switches")
+	upstream := fs.String("upstream", "", "the destination's entry in -peers (default: the host:port of -to)")
+	keep := fs.Bool("keep", false, "copy and check, but keep the people at the source, held: run again without -keep after the proxy switches, to forget them there")
 	holdFor := fs.Duration("hold", 5*time.Minute, "how long the source refuses a moved person's writes")
 	timeout := fs.Duration("timeout", time.Minute, "bound on each HTTP request")
 	setUsage(fs, "omoide move -from URL -to URL [-users FILE | -proxy URL] [USER ...]", moveDescription+
@@ -51,7 +60,20 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		people = append(people, more...)
 	}
-	m := omoidehttp.Mover{From: *from, To: *to, Token: os.Getenv(envToken), Hold: *holdFor, HTTP: &http.Client{Timeout: *timeout}}
+	m := omoidehttp.Mover{From: *from, To: *to, Token: os.Getenv(envToken), Hold: *holdFor, HTTP: &http.Client{Timeout: *timeout}, Keep: *keep}
+	if *peers != "" && *from != "" && *to != "" {
+		if *upstream == "" {
+			*upstream = strings.TrimPrefix(strings.TrimPrefix(strings.TrimRight(*to, "/"), "http://"), "https://")
+		}
+		owned, err := m.OwnedBy(ctx, strings.Fields(strings.ReplaceAll(*peers, ",", " ")), *upstream)
+		if err != nil {
+			return fmt.Errorf("%w: -peers: %v", errUsage, err)
+		}
+		if people = append(people, owned...); len(people) == 0 {
+			fmt.Fprintln(stdout, "the list gives none of the source's people to the destination: nothing to move")
+			return nil
+		}
+	}
 	if *proxy != "" && *from != "" && *to != "" {
 		owned, err := m.OwnedByDestination(ctx, *proxy)
 		if err != nil {
@@ -80,7 +102,11 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("move %q (%d of %d; the people before it are moved): %w", user, i+1, len(people), err)
 		}
 		episodes += n
-		fmt.Fprintf(stdout, "moved %q: %d episodes\n", user, n)
+		if *keep {
+			fmt.Fprintf(stdout, "copied %q: %d episodes (kept at the source, held)\n", user, n)
+		} else {
+			fmt.Fprintf(stdout, "moved %q: %d episodes\n", user, n)
+		}
 	}
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "moved %d people, %d episodes, in %s (%s people/s, %s episodes/s)\n", len(people), episodes,
