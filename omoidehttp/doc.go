@@ -48,7 +48,7 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                          for a proxy that routes people to nodes without reading bodies
   DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
-  DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n}
+  DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n, "copies": what the copies keep}
   GET    /v1/node        {"node": the -node name}
   GET    /v1/users       the node's people: ?after=NAME&limit=N -> {"users": [{"user", "episodes"}], "next"}
   POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"token", "until"}: the person's writes get 503

@@ -180,8 +180,15 @@ func (s *Handler) forgetUser(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"user": user, "deleted": er.Episodes, "bytes_freed": er.BytesFreed, "checkpointed": er.Checkpointed}, nil
+	return map[string]any{"user": user, "deleted": er.Episodes, "bytes_freed": er.BytesFreed, "checkpointed": er.Checkpointed,
+		"copies": ForgetCopies}, nil
 }
+
+// ForgetCopies says, in a forget's answer, what the forget does not reach at
+// once and when it does: the copies taken before it (docs/scale-out.md,
+// "Erasure in the replica"; docs/reliability.md, "Erasure in the copies").
+const ForgetCopies = "copies taken before the forget keep the person: a Litestream replica set up as deploy/litestream.yml drops them within 27 h " +
+	"(snapshot retention 24 h + 3 x interval 1 h); a backup keeps them until it is brought back with omoide restore, which forgets them again"
 
 // MaxPage is the most episodes one page of GET /v1/users/{user}/episodes
 // holds; defaultPage when the request names none.

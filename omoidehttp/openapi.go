@@ -207,7 +207,7 @@ func schemas() map[string]any {
 			[]string{"section", "inject", "hits", "trace"}, true),
 		"Deleted": object(map[string]any{"deleted": typ("integer"), "id": typ("integer")}, []string{"deleted", "id"}, true),
 		"Forgotten": object(map[string]any{"user": typ("string"), "deleted": typ("integer"), "bytes_freed": typ("integer"),
-			"checkpointed": typ("boolean")}, []string{"user", "deleted", "bytes_freed", "checkpointed"}, true),
+			"checkpointed": typ("boolean"), "copies": typ("string")}, []string{"user", "deleted", "bytes_freed", "checkpointed", "copies"}, true),
 		"EpisodePage": object(map[string]any{"user": typ("string"), "episodes": arrayOf(ref("Record")), "next": typ("integer")},
 			[]string{"user", "episodes"}, true),
 		"People": object(map[string]any{"users": arrayOf(object(map[string]any{"user": typ("string"), "episodes": typ("integer")},

@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -126,7 +127,7 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !er.Checkpointed {
 		fmt.Fprint(stdout, " (the write-ahead log was busy: its copies go at the next checkpoint)")
 	}
-	fmt.Fprintf(stdout, "\ncopies taken before keep them (backups, replica points within its retention): \"omoide restore\" forgets %q again in any copy it brings back\n", *user)
+	fmt.Fprintf(stdout, "\n%s\n", omoidehttp.ForgetCopies)
 	return nil
 }
 
