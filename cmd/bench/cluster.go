@@ -1,0 +1,429 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/omoidehttp"
+)
+
+const clusterDescription = `Cluster measures a scale-out deployment on loopback (docs/scale-out.md): N nodes ("omoide serve",
+each with Litestream) behind Caddy with deploy/Caddyfile, each node given the proxy's node list. It
+writes -people × -each generated episodes through the proxy, then measures retrievals through the
+proxy, straight to each person's node, and on one node holding everyone (built with "omoide
+ingest"); then adds a node with no window (move -keep, caddy reload, move) and restores a node
+from its replica. Not part of make test: it takes minutes.
+
+`
+
+// clusterFigures are what bench cluster reports.
+type clusterFigures struct {
+	Nodes, People, Episodes        int
+	WriteSeconds                   float64 // writing every episode through the proxy
+	ProxyP50, ProxyP99             float64 // retrieval through the proxy, ms
+	DirectP50, DirectP99           float64 // straight to the person's node, ms
+	OneNodeP50, OneNodeP99         float64 // one node holding everyone, ms
+	OneNodeIngestSeconds           float64 // omoide ingest of everyone into that node
+	MovePeople, MoveEpisodes       int
+	MoveSeconds                    float64 // the copies (-keep) of the node added
+	MoveReads, MoveMisses          int     // reads of the moving people meanwhile, and those that missed
+	RestoreBytes                   int64
+	RestoreSeconds, RestorePerGiBS float64
+}
+
+func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("cluster", stderr)
+	nodes := fs.Int("nodes", 10, "nodes behind the proxy")
+	people := fs.Int("people", 20000, "people, written through the proxy")
+	each := fs.Int("each", 10, "episodes a person")
+	queries := fs.Int("q", 1000, "retrievals measured each way")
+	clients := fs.Int("clients", 8, "concurrent writers")
+	omoideBin := fs.String("omoide", "", "the omoide `binary` (default: built from ./cmd/omoide)")
+	tools := fs.String("tools", ".tools/bin", "the `folder` of caddy and litestream (make tools)")
+	dirFlag := fs.String("dir", "", "the `folder` of the stores and logs (default: a temporary one, removed after)")
+	jsonOut := fs.String("json", "", "write the figures as JSON to this `file`")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), clusterDescription); fs.PrintDefaults() }
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *nodes < 2 || *people < *nodes || *each < 1 || *queries < 1 || *clients < 1 {
+		return fmt.Errorf("%w: want -nodes 2 or more, -people at least -nodes, and positive -each, -q and -clients", errUsage)
+	}
+	for _, b := range []string{"caddy", "litestream"} {
+		if _, err := os.Stat(filepath.Join(*tools, b)); err != nil {
+			return fmt.Errorf("%s: %w (make tools builds it)", b, err)
+		}
+	}
+	dir := *dirFlag
+	if dir == "" {
+		d, err := os.MkdirTemp("", "omoide-cluster-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	c := &benchCluster{dir: dir, tools: *tools, bin: *omoideBin, log: stderr}
+	defer c.stop()
+	f, err := c.run(ctx, *nodes, *people, *each, *queries, *clients)
+	if err != nil {
+		return err
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(f, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "| measure | %d nodes, %d people × %d episodes |\n| --- | --: |\n", f.Nodes, f.People, *each)
+	for _, row := range [][2]string{
+		{"writes through the proxy", fmt.Sprintf("%.0f episodes/s (%d in %.1f s, %d clients)", float64(f.Episodes)/f.WriteSeconds, f.Episodes, f.WriteSeconds, *clients)},
+		{"retrieval p50 / p99 through the proxy", fmt.Sprintf("%.2f / %.2f ms", f.ProxyP50, f.ProxyP99)},
+		{"retrieval p50 / p99 straight to the person's node", fmt.Sprintf("%.2f / %.2f ms", f.DirectP50, f.DirectP99)},
+		{"retrieval p50 / p99, one node holding everyone", fmt.Sprintf("%.2f / %.2f ms", f.OneNodeP50, f.OneNodeP99)},
+		{"through the proxy / one node, p50", fmt.Sprintf("%.2fx (goal ≤ 1.2x)", f.ProxyP50/f.OneNodeP50)},
+		{"adding a node with no window: the copies", fmt.Sprintf("%d people, %d episodes in %.1f s: %.0f people/s, %.0f episodes/s; %d reads meanwhile, %d missed",
+			f.MovePeople, f.MoveEpisodes, f.MoveSeconds, float64(f.MovePeople)/f.MoveSeconds, float64(f.MoveEpisodes)/f.MoveSeconds, f.MoveReads, f.MoveMisses)},
+		{"a node's restore from its replica", fmt.Sprintf("%.1f MiB in %.2f s: %.0f s a GiB", float64(f.RestoreBytes)/(1<<20), f.RestoreSeconds, f.RestorePerGiBS)},
+	} {
+		fmt.Fprintf(stdout, "| %s | %s |\n", row[0], row[1])
+	}
+	return nil
+}
+
+// benchCluster runs the processes of bench cluster.
+type benchCluster struct {
+	dir, tools, bin string
+	log             io.Writer
+	procs           []*exec.Cmd
+	peers           []string // the node list, as the proxy's upstreams
+	names           map[string]string
+	proxy, admin    string
+	http            *http.Client
+}
+
+func (c *benchCluster) logf(format string, args ...any) {
+	fmt.Fprintf(c.log, "bench cluster: "+format+"\n", args...)
+}
+
+func (c *benchCluster) stop() {
+	for _, p := range c.procs {
+		if p.ProcessState == nil && p.Process != nil {
+			p.Process.Kill()
+			p.Wait()
+		}
+	}
+}
+
+// start runs a process logging to dir/name.log.
+func (c *benchCluster) start(name string, cmd *exec.Cmd) (*exec.Cmd, error) {
+	logf, err := os.Create(filepath.Join(c.dir, name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	c.procs = append(c.procs, cmd)
+	return cmd, nil
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitUp waits for u to answer 200.
+func (c *benchCluster) waitUp(u string) error {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if resp, err := c.http.Get(u); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s never answered", u)
+}
+
+// node starts omoide serve over db with the current list, and its Litestream.
+func (c *benchCluster) node(name, addr, db string) error {
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		return err
+	}
+	serve := exec.Command(c.bin, "serve", "-db", db, "-node", name, "-addr", addr, "-peers", strings.Join(c.peers, " "),
+		"-log-level", "warn", "-checkpoint-wait", "0")
+	serve.Env = append(os.Environ(), "OMOIDE_TOKEN=")
+	if _, err := c.start(name+"-serve", serve); err != nil {
+		return err
+	}
+	yml := fmt.Sprintf("dbs:\n  - path: %s\n    monitor-interval: 100ms\n    replicas:\n      - url: file://%s\n        sync-interval: 1s\n",
+		db, filepath.Join(c.dir, name+"-replica"))
+	cfg := filepath.Join(c.dir, name+"-litestream.yml")
+	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+		return err
+	}
+	if _, err := c.start(name+"-litestream", exec.Command(filepath.Join(c.tools, "litestream"), "replicate", "-config", cfg)); err != nil {
+		return err
+	}
+	c.names[addr] = name
+	return c.waitUp("http://" + addr + "/healthz")
+}
+
+// caddyEnv is the proxy's environment for the current list.
+func (c *benchCluster) caddyEnv() []string {
+	host, port, _ := net.SplitHostPort(c.proxy)
+	return append(os.Environ(), "OMOIDE_PROXY_HOST="+host, "OMOIDE_PROXY_PORT="+port, "OMOIDE_PROXY_ADMIN="+c.admin,
+		"OMOIDE_NODES="+strings.Join(c.peers, " "), "HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+}
+
+func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, clients int) (clusterFigures, error) {
+	f := clusterFigures{Nodes: nodes, People: people, Episodes: people * each}
+	c.names = map[string]string{}
+	c.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
+	if c.bin == "" {
+		c.bin = filepath.Join(c.dir, "omoide")
+		if out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", c.bin, "./cmd/omoide").CombinedOutput(); err != nil {
+			return f, fmt.Errorf("build omoide (or give -omoide): %v\n%s", err, out)
+		}
+	}
+	var err error
+	addrs := make([]string, nodes+1) // the last one joins later
+	for i := range addrs {
+		if addrs[i], err = freePort(); err != nil {
+			return f, err
+		}
+	}
+	if c.proxy, err = freePort(); err != nil {
+		return f, err
+	}
+	if c.admin, err = freePort(); err != nil {
+		return f, err
+	}
+	c.peers = slices.Clone(addrs[:nodes])
+	for i, a := range c.peers {
+		if err := c.node(fmt.Sprintf("n%d", i+1), a, filepath.Join(c.dir, fmt.Sprintf("n%d", i+1), "memory.db")); err != nil {
+			return f, err
+		}
+	}
+	caddy := exec.Command(filepath.Join(c.tools, "caddy"), "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile")
+	caddy.Env = c.caddyEnv()
+	if _, err := c.start("caddy", caddy); err != nil {
+		return f, err
+	}
+	if err := c.waitUp("http://" + c.proxy + "/healthz"); err != nil {
+		return f, err
+	}
+	c.logf("%d nodes and the proxy up", nodes)
+
+	// Write everyone through the proxy.
+	users := make([]string, people)
+	for i := range users {
+		users[i] = fmt.Sprintf("p%06d", i)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	eps := newGenerator(1).episodes(people*each, users, now)
+	byUser := map[string][]dataset.Episode{}
+	for _, e := range eps {
+		byUser[e.User] = append(byUser[e.User], e)
+	}
+	start := time.Now()
+	if err := parallelDo(clients, users, func(u string) error {
+		return c.do(ctx, c.proxy, http.MethodPost, "/v1/users/"+u+"/episodes", u, byUser[u], nil)
+	}); err != nil {
+		return f, fmt.Errorf("write through the proxy: %w", err)
+	}
+	f.WriteSeconds = time.Since(start).Seconds()
+	c.logf("%d episodes written through the proxy in %.1f s", len(eps), f.WriteSeconds)
+
+	// One node holding everyone, for comparison.
+	jsonl := filepath.Join(c.dir, "everyone.jsonl")
+	if err := writeJSONL(jsonl, eps); err != nil {
+		return f, err
+	}
+	one := filepath.Join(c.dir, "one", "memory.db")
+	os.MkdirAll(filepath.Dir(one), 0o755)
+	start = time.Now()
+	if out, err := exec.Command(c.bin, "ingest", "-db", one, jsonl).CombinedOutput(); err != nil {
+		return f, fmt.Errorf("ingest the one node: %v\n%s", err, out)
+	}
+	f.OneNodeIngestSeconds = time.Since(start).Seconds()
+	oneAddr, err := freePort()
+	if err != nil {
+		return f, err
+	}
+	if _, err := c.start("one-serve", exec.Command(c.bin, "serve", "-db", one, "-addr", oneAddr, "-log-level", "warn")); err != nil {
+		return f, err
+	}
+	if err := c.waitUp("http://" + oneAddr + "/healthz"); err != nil {
+		return f, err
+	}
+
+	// Retrievals, the three ways alternated, one at a time, each person
+	// asked the three ways in a rotating order.
+	g := newGenerator(2)
+	var proxy, direct, single []time.Duration
+	for i := range queries {
+		u := users[(i*7919)%people]
+		text, _ := g.sentence()
+		body := map[string]any{"text": text, "now": now.Format(time.RFC3339), "recent": []any{}}
+		ways := []struct {
+			addr string
+			out  *[]time.Duration
+		}{{c.proxy, &proxy}, {omoidehttp.Owner(c.peers, u), &direct}, {oneAddr, &single}}
+		// Rotated: the first way of a person finds their node cold, the
+		// next ones warm; each way takes each place alike.
+		for k := range ways {
+			way := ways[(i+k)%len(ways)]
+			t0 := time.Now()
+			if err := c.do(ctx, way.addr, http.MethodPost, "/v1/users/"+u+"/retrieve", u, body, nil); err != nil {
+				return f, fmt.Errorf("retrieve %s at %s: %w", u, way.addr, err)
+			}
+			*way.out = append(*way.out, time.Since(t0))
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	f.ProxyP50, f.ProxyP99 = ms(percentile(proxy, 50)), ms(percentile(proxy, 99))
+	f.DirectP50, f.DirectP99 = ms(percentile(direct, 50)), ms(percentile(direct, 99))
+	f.OneNodeP50, f.OneNodeP99 = ms(percentile(single, 50)), ms(percentile(single, 99))
+	c.logf("retrieval p50: proxy %.2f ms, direct %.2f ms, one node %.2f ms", f.ProxyP50, f.DirectP50, f.OneNodeP50)
+
+	// A node added with no window, its people read all along.
+	newAddr := addrs[nodes]
+	old := slices.Clone(c.peers)
+	c.peers = append(c.peers, newAddr)
+	newName := fmt.Sprintf("n%d", nodes+1)
+	if err := c.node(newName, newAddr, filepath.Join(c.dir, newName, "memory.db")); err != nil {
+		return f, err
+	}
+	var taken []string
+	for _, u := range users {
+		if omoidehttp.Owner(c.peers, u) == newAddr {
+			taken = append(taken, u)
+		}
+	}
+	stopR, doneR := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(doneR)
+		for i := 0; ; i++ {
+			select {
+			case <-stopR:
+				return
+			default:
+			}
+			u := taken[i%len(taken)]
+			var page struct{ Episodes []json.RawMessage }
+			err := c.do(ctx, c.proxy, http.MethodGet, "/v1/users/"+u+"/episodes", u, nil, &page)
+			f.MoveReads++
+			if err != nil || len(page.Episodes) != each {
+				f.MoveMisses++
+			}
+		}
+	}()
+	moveAll := func(keep bool) error {
+		for _, a := range old {
+			args := []string{"move", "-from", "http://" + a, "-to", "http://" + newAddr, "-peers", strings.Join(c.peers, " ")}
+			if keep {
+				args = append(args, "-keep")
+			}
+			if out, err := exec.Command(c.bin, args...).CombinedOutput(); err != nil {
+				return fmt.Errorf("move from %s: %v\n%s", a, err, out)
+			}
+		}
+		return nil
+	}
+	start = time.Now()
+	if err := moveAll(true); err != nil {
+		return f, err
+	}
+	f.MoveSeconds = time.Since(start).Seconds()
+	reload := exec.Command(filepath.Join(c.tools, "caddy"), "reload", "--config", "deploy/Caddyfile", "--adapter", "caddyfile", "--address", c.admin)
+	reload.Env = c.caddyEnv()
+	if out, err := reload.CombinedOutput(); err != nil {
+		return f, fmt.Errorf("caddy reload: %v\n%s", err, out)
+	}
+	if err := moveAll(false); err != nil {
+		return f, err
+	}
+	close(stopR)
+	<-doneR
+	f.MovePeople, f.MoveEpisodes = len(taken), len(taken)*each
+	c.logf("%s added: %d people copied in %.1f s; %d reads meanwhile, %d missed", newName, f.MovePeople, f.MoveSeconds, f.MoveReads, f.MoveMisses)
+
+	// A node's restore from its replica.
+	n1 := filepath.Join(c.dir, "n1-replica")
+	fresh := filepath.Join(c.dir, "n1-restored.db")
+	start = time.Now()
+	if out, err := exec.Command(filepath.Join(c.tools, "litestream"), "restore", "-o", fresh, "file://"+n1).CombinedOutput(); err != nil {
+		return f, fmt.Errorf("litestream restore: %v\n%s", err, out)
+	}
+	f.RestoreSeconds = time.Since(start).Seconds()
+	if st, err := os.Stat(fresh); err == nil {
+		f.RestoreBytes = st.Size()
+		f.RestorePerGiBS = f.RestoreSeconds / (float64(st.Size()) / (1 << 30))
+	}
+	return f, nil
+}
+
+// do sends a request routed as user to the node or proxy at addr.
+func (c *benchCluster) do(ctx context.Context, addr, method, path, user string, body, out any) error {
+	return omoidehttp.Client{BaseURL: "http://" + addr, HTTP: c.http}.Do(ctx, method, path, omoidehttp.As(user), body, out)
+}
+
+// parallelDo runs fn on every item with n workers and returns the first error.
+func parallelDo(n int, items []string, fn func(string) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan string)
+	)
+	for range n {
+		wg.Go(func() {
+			for it := range next {
+				if err := fn(it); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, it := range items {
+		next <- it
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// writeJSONL writes eps as the JSON Lines omoide ingest reads.
+func writeJSONL(path string, eps []dataset.Episode) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, e := range eps {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
