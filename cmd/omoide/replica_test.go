@@ -174,7 +174,7 @@ dbs:
 	})
 	t.Logf("the forgotten person left the replica %s after the forget (bound: retention %s + 3 x snapshot interval %s = %s)",
 		time.Since(forgot).Round(100*time.Millisecond), retention, interval, bound)
-	if took > bound+time.Second { // a second for a loaded machine
+	if took > bound+2*time.Second { // two seconds for a loaded machine
 		t.Errorf("the person left the replica %s after the forget, beyond the bound %s", took.Round(100*time.Millisecond), bound)
 	}
 	// The others are still in it: a restore of the replica has bob.
