@@ -117,7 +117,7 @@ type benchCluster struct {
 }
 
 func (c *benchCluster) logf(format string, args ...any) {
-	fmt.Fprintf(c.log, "bench cluster: "+format+"\n", args...)
+	fmt.Fprintf(c.log, "bench: "+format+"\n", args...)
 }
 
 func (c *benchCluster) stop() {
@@ -200,11 +200,8 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 	f := clusterFigures{Nodes: nodes, People: people, Episodes: people * each}
 	c.names = map[string]string{}
 	c.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
-	if c.bin == "" {
-		c.bin = filepath.Join(c.dir, "omoide")
-		if out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", c.bin, "./cmd/omoide").CombinedOutput(); err != nil {
-			return f, fmt.Errorf("build omoide (or give -omoide): %v\n%s", err, out)
-		}
+	if err := c.build(); err != nil {
+		return f, err
 	}
 	var err error
 	addrs := make([]string, nodes+1) // the last one joins later
@@ -382,6 +379,18 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 		f.RestorePerGiBS = f.RestoreSeconds / (float64(st.Size()) / (1 << 30))
 	}
 	return f, nil
+}
+
+// build builds omoide when no binary was given.
+func (c *benchCluster) build() error {
+	if c.bin != "" {
+		return nil
+	}
+	c.bin = filepath.Join(c.dir, "omoide")
+	if out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", c.bin, "./cmd/omoide").CombinedOutput(); err != nil {
+		return fmt.Errorf("build omoide (or give -omoide): %v\n%s", err, out)
+	}
+	return nil
 }
 
 // do sends a request routed as user to the node or proxy at addr.
