@@ -68,15 +68,11 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("%s: %w (make tools builds it)", b, err)
 		}
 	}
-	dir := *dirFlag
-	if dir == "" {
-		d, err := os.MkdirTemp("", "omoide-cluster-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := workDir(*dirFlag, "cluster")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	c := &benchCluster{dir: dir, tools: *tools, bin: *omoideBin, log: stderr}
 	defer c.stop()
 	f, err := c.run(ctx, *nodes, *people, *each, *queries, *clients)

@@ -200,17 +200,11 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		ingest, eps = nil, nil // the queries are built; nothing else needs the episodes
 		runtime.GC()
 	}
-	root := *dir
-	if root == "" {
-		d, err := os.MkdirTemp("", "omoide-latency-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		root = d
-	} else if err := os.MkdirAll(root, 0o755); err != nil {
+	root, cleanup, err := workDir(*dir, "latency")
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 
 	// Load the kagome dictionary (used by the default embedder and analyzer)
 	// before anything is timed, so that the first preset does not pay for it.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -48,15 +47,11 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *n < *people || *people < 1 || *clients < 1 || *writes < 0 || *writes > 1 || *requests < 1 || *duration <= 0 {
 		return fmt.Errorf("%w: want -n ≥ -people ≥ 1, -clients ≥ 1, -writes from 0 to 1, positive -requests and -duration", errUsage)
 	}
-	dir := *dirFlag
-	if dir == "" {
-		d, err := os.MkdirTemp("", "omoide-load-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := workDir(*dirFlag, "load")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	c := &benchCluster{dir: dir, bin: *omoideBin, log: stderr, names: map[string]string{},
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * *clients}, Timeout: time.Minute}}
 	defer c.stop()

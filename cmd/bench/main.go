@@ -73,6 +73,16 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 // parse parses args, flags only, wrapping a bad flag as a usage error.
 var parse = cli.Parse
 
+// workDir returns the folder a mode works in: dir (made if missing), or a
+// temporary one that cleanup removes.
+func workDir(dir, mode string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	d, err := os.MkdirTemp("", "omoide-"+mode+"-")
+	return d, func() { os.RemoveAll(d) }, err
+}
+
 // listFlag is a repeatable flag whose values may also be comma lists.
 type listFlag []string
 

@@ -10,14 +10,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omoide/omoide/dataset"
-	"github.com/omoide/omoide/episode"
-	"github.com/omoide/omoide/rerank"
-	"github.com/omoide/omoide/retriever"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/retriever"
 )
 
 // trainQuery is one query's live retrieval, as rows of the relevance model:
