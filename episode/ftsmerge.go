@@ -44,10 +44,11 @@ func (s *Store) mergeIndex(ctx context.Context, lastID int64) error {
 	if ok, err := due(s.db); err != nil || !ok {
 		return err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, release, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("merge the full-text index: %w", err)
 	}
+	defer release()
 	defer tx.Rollback()
 	if ok, err := due(tx); err != nil || !ok { // another writer merged meanwhile
 		return err
