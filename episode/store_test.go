@@ -797,3 +797,28 @@ func TestAdjacent(t *testing.T) {
 		t.Fatalf("Adjacent = %v, want %v (ids %v)", got, want, ids)
 	}
 }
+
+// TestWritersInLine: a writer waits for the one before it without a
+// transaction of its own, gives up when its context does, and then writes
+// nothing; the next writer goes through.
+func TestWritersInLine(t *testing.T) {
+	s := newStore(t)
+	tx, release, err := s.beginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.Add(short, []Episode{ep("a", "待つ", "", day)}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Add while another writer holds the line: %v, want the context's deadline", err)
+	}
+	tx.Rollback()
+	release()
+	release() // a second call does nothing
+	if _, err := s.Add(ctx, []Episode{ep("a", "通る", "", day)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.Count(ctx, "a"); n != 1 {
+		t.Errorf("%d episodes, want only the one added after the line cleared", n)
+	}
+}
