@@ -79,9 +79,17 @@ func recordErasure(ctx context.Context, tx *sql.Tx, user string, at time.Time) e
 
 // Erasures returns the store's record of erasures, oldest first.
 func (s *Store) Erasures(ctx context.Context) ([]Erasure, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key, erased_at FROM erasures ORDER BY erased_at, key`)
+	out, err := readErasures(ctx, s.db)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: erasures: %w", err)
+	}
+	return out, nil
+}
+
+func readErasures(ctx context.Context, db *sql.DB) ([]Erasure, error) {
+	rows, err := db.QueryContext(ctx, `SELECT key, erased_at FROM erasures ORDER BY erased_at, key`)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []Erasure
@@ -89,12 +97,37 @@ func (s *Store) Erasures(ctx context.Context) ([]Erasure, error) {
 		var e Erasure
 		var at int64
 		if err := rows.Scan(&e.Key, &at); err != nil {
-			return nil, fmt.Errorf("episode store: erasures: %w", err)
+			return nil, err
 		}
 		e.ErasedAt = time.Unix(0, at).UTC()
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// readRecord reads the record of erasures of the store at path and its key,
+// read-only: nothing of the store changes before it is replaced. A store
+// older than schema 8 has none.
+func readRecord(ctx context.Context, path string) ([]byte, []Erasure, error) {
+	registerVec.Do(registerSQLiteVec)
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	var version int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return nil, nil, err
+	}
+	if version < 8 {
+		return nil, nil, nil
+	}
+	key, err := erasureKey(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := readErasures(ctx, db)
+	return key, rec, err
 }
 
 // Restored says what Restore did.
@@ -136,19 +169,9 @@ func restore(ctx context.Context, from, to string) (Restored, error) {
 	var liveKey []byte
 	var live []Erasure
 	if Exists(to) {
-		s, err := Open(ctx, to, Options{})
-		if err != nil {
+		var err error
+		if liveKey, live, err = readRecord(ctx, to); err != nil {
 			return r, fmt.Errorf("read the record of erasures: %w", err)
-		}
-		liveKey, err = erasureKey(ctx, s.db)
-		if err == nil {
-			live, err = s.Erasures(ctx)
-		}
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return r, err
 		}
 	}
 	tmp := to + ".restoring"
@@ -217,15 +240,19 @@ func (s *Store) forgetAgain(ctx context.Context, liveKey []byte, live []Erasure)
 	if err != nil {
 		return 0, err
 	}
-	seen := map[string]bool{} // the copy's own erasures, when its key is the store's
+	type erasure struct {
+		key string
+		at  int64
+	}
+	seen := map[erasure]bool{} // the copy's own erasures, when its key is the store's
 	if hmac.Equal(ownKey, liveKey) {
 		for _, e := range own {
-			seen[string(e.Key)+"\x00"+e.ErasedAt.String()] = true
+			seen[erasure{string(e.Key), e.ErasedAt.UnixNano()}] = true
 		}
 	}
 	later := map[string]bool{} // hashes erased after the copy
 	for _, e := range live {
-		if !seen[string(e.Key)+"\x00"+e.ErasedAt.String()] {
+		if !seen[erasure{string(e.Key), e.ErasedAt.UnixNano()}] {
 			later[string(e.Key)] = true
 		}
 	}
