@@ -18,6 +18,7 @@ import (
 
 	"github.com/omoide/omoide/embed/hftokenizer"
 	"github.com/omoide/omoide/embed/safetensors"
+	"github.com/omoide/omoide/internal/pytext"
 )
 
 // DefaultStaticMaxTokens is how many tokens of a text a model2vec model
@@ -308,7 +309,7 @@ func (s *Static) Embed(ctx context.Context, texts []string) ([][]float32, error)
 func (s *Static) embed(text string, acc []float64) []float32 {
 	clear(acc)
 	if s.maxChars > 0 {
-		text = headRunes(text, s.maxChars)
+		text = pytext.Head(text, s.maxChars) // Python text[:n], as model2vec cuts
 	}
 	ids := s.tok.Encode(text)
 	n := 0
@@ -349,15 +350,4 @@ func (s *Static) embed(text string, acc []float64) []float32 {
 		v[j] = float32(a / norm)
 	}
 	return v
-}
-
-// headRunes returns the first n code points of s.
-func headRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
