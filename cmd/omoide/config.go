@@ -237,6 +237,10 @@ func (c *storeConfig) openStore(ctx context.Context) (*episode.Store, error) {
 	return s, err
 }
 
+// nodeList reads a node list as the proxy's upstreams write it (serve and
+// move -peers, OMOIDE_NODES): addresses separated by spaces or commas.
+func nodeList(s string) []string { return strings.Fields(strings.ReplaceAll(s, ",", " ")) }
+
 // setUsage gives fs a usage message: the synopsis, the description, then the
 // flags.
 func setUsage(fs *flag.FlagSet, synopsis, description string) {

@@ -65,7 +65,7 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if *upstream == "" {
 			*upstream = strings.TrimPrefix(strings.TrimPrefix(strings.TrimRight(*to, "/"), "http://"), "https://")
 		}
-		owned, err := m.OwnedBy(ctx, strings.Fields(strings.ReplaceAll(*peers, ",", " ")), *upstream)
+		owned, err := m.OwnedBy(ctx, nodeList(*peers), *upstream)
 		if err != nil {
 			return fmt.Errorf("%w: -peers: %v", errUsage, err)
 		}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/omoide/omoide/cmd/internal/cli"
@@ -82,7 +81,7 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if err != nil {
 		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
 	}
-	peerList := strings.Fields(strings.ReplaceAll(*peers, ",", " "))
+	peerList := nodeList(*peers)
 	if *upstream == "" {
 		*upstream = *addr
 	}
