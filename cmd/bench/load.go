@@ -24,9 +24,8 @@ first with -n generated episodes over -people people ("omoide ingest"). Not part
 
 // loadKind is what bench load measured of one kind of request.
 type loadKind struct {
-	Count, Errors int
-	P50, P99, Max float64 // ms
-	FirstError    string  `json:",omitempty"`
+	count, errors int
+	firstError    string
 	lat           []time.Duration
 }
 
@@ -52,7 +51,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer cleanup()
-	c := &benchCluster{dir: dir, bin: *omoideBin, log: stderr, names: map[string]string{},
+	c := &benchCluster{dir: dir, bin: *omoideBin, log: stderr,
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * *clients}, Timeout: time.Minute}}
 	defer c.stop()
 	if err := c.build(); err != nil {
@@ -118,12 +117,12 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				d := time.Since(t0)
 				mu.Lock()
 				k := kinds[kind]
-				k.Count++
+				k.count++
 				k.lat = append(k.lat, d)
 				if err != nil {
-					k.Errors++
-					if k.FirstError == "" {
-						k.FirstError = err.Error()
+					k.errors++
+					if k.firstError == "" {
+						k.firstError = err.Error()
 					}
 				}
 				mu.Unlock()
@@ -137,14 +136,14 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintln(stdout, "| kind | requests | p50 ms | p99 ms | max ms | errors |\n| --- | --: | --: | --: | --: | --: |")
 	for _, name := range []string{"read", "write"} {
 		k := kinds[name]
-		if k.Count == 0 {
+		if k.count == 0 {
 			continue
 		}
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-		k.P50, k.P99, k.Max = ms(percentile(k.lat, 50)), ms(percentile(k.lat, 99)), ms(slices.Max(k.lat))
-		fmt.Fprintf(stdout, "| %s | %d | %.2f | %.2f | %.2f | %d |\n", name, k.Count, k.P50, k.P99, k.Max, k.Errors)
-		if k.FirstError != "" {
-			fmt.Fprintf(stderr, "bench load: first %s error: %s\n", name, k.FirstError)
+		fmt.Fprintf(stdout, "| %s | %d | %.2f | %.2f | %.2f | %d |\n", name, k.count,
+			ms(percentile(k.lat, 50)), ms(percentile(k.lat, 99)), ms(slices.Max(k.lat)), k.errors)
+		if k.firstError != "" {
+			fmt.Fprintf(stderr, "bench load: first %s error: %s\n", name, k.firstError)
 		}
 	}
 	return nil
