@@ -18,6 +18,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // DefaultPool is how many first-pass candidates per query Search rescores
@@ -97,6 +98,7 @@ type Index struct {
 	pos, neg   []uint64 // words per entry
 	q8         []int8   // dim per entry
 	scale      []float32
+	scratch    sync.Pool // *scratch, for Search
 }
 
 // New returns an empty index of dim-dimensional vectors.
@@ -104,7 +106,12 @@ func New(dim int) (*Index, error) {
 	if dim <= 0 {
 		return nil, fmt.Errorf("vecindex: dimension %d is not positive", dim)
 	}
-	return &Index{dim: dim, words: (dim + 63) / 64}, nil
+	if dim > math.MaxInt16 {
+		return nil, fmt.Errorf("vecindex: dimension %d is above %d", dim, math.MaxInt16)
+	}
+	x := &Index{dim: dim, words: (dim + 63) / 64}
+	x.scratch.New = func() any { return new(scratch) }
+	return x, nil
 }
 
 // Grow makes room for n more entries without reallocating.
@@ -189,7 +196,62 @@ func (x *Index) Remove(ids ...int64) int {
 type query struct {
 	unit     []float32 // the vector at unit length
 	pos, neg []uint64
-	pool     candidates
+	pool     int     // how many entries to rescore
+	picked   []int32 // the entries picked for rescoring, in entry order
+}
+
+// filteredOut is the score of an entry the filter drops: below every real
+// score (at least −dim).
+const filteredOut = math.MinInt16
+
+// pick keeps the pool best entries of scores (one per entry, the earlier
+// entry first among equal scores), given counts, the number of entries of
+// each score from −dim to dim.
+func (q *query) pick(scores []int16, counts []int32, dim int) {
+	// The lowest score that enters the pool, and how many of its entries do.
+	need, floor, atFloor := q.pool, int16(-dim), 0
+	for s := len(counts) - 1; s >= 0; s-- {
+		c := int(counts[s])
+		if c >= need {
+			floor, atFloor = int16(s-dim), need
+			break
+		}
+		need -= c
+		floor, atFloor = int16(s-dim), c
+	}
+	q.picked = make([]int32, 0, q.pool)
+	for i, s := range scores {
+		switch {
+		case s > floor:
+			q.picked = append(q.picked, int32(i))
+		case s == floor && atFloor > 0:
+			q.picked = append(q.picked, int32(i))
+			atFloor--
+		}
+	}
+}
+
+// scratch holds a search's per-entry scores and its score counts, reused
+// across searches.
+type scratch struct {
+	s []int16
+	c []int32
+}
+
+func (b *scratch) scores(n int) []int16 {
+	if cap(b.s) < n {
+		b.s = make([]int16, n)
+	}
+	return b.s[:n]
+}
+
+func (b *scratch) counts(n int) []int32 {
+	if cap(b.c) < n {
+		b.c = make([]int32, n)
+	}
+	b.c = b.c[:n]
+	clear(b.c)
+	return b.c
 }
 
 // Search returns, for each query vector, up to k entries that pass f, nearest
@@ -223,34 +285,43 @@ func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, e
 	if len(prepared) == 0 {
 		return out, nil
 	}
-	w := x.words
-	for i := range x.ids {
+	// One pass scores every entry for every query and counts the scores;
+	// the counts give each query's lowest score that enters its pool, and a
+	// second pass over the scores picks the pool: the best pool entries by
+	// score, the earlier entry first among equal scores.
+	n, w, span := len(x.ids), x.words, 2*x.dim+1
+	buf := x.scratch.Get().(*scratch)
+	defer x.scratch.Put(buf)
+	scores := buf.scores(n * len(prepared))
+	counts := buf.counts(span * len(prepared))
+	for i := range n {
 		if !f.keeps(&x.attrs[i]) {
+			for j := range prepared {
+				scores[j*n+i] = filteredOut
+			}
 			continue
 		}
 		vp, vn := x.pos[i*w:(i+1)*w], x.neg[i*w:(i+1)*w]
-		for _, q := range prepared {
+		for j, q := range prepared {
 			// A code's positive and negative sets are disjoint, so the
 			// agreeing components are one union and the disagreeing ones
 			// another: two population counts a word instead of four.
 			s := 0
-			qp, qn := q.pos[:w], q.neg[:w]
-			for j := range vp {
-				s += bits.OnesCount64(qp[j]&vp[j]|qn[j]&vn[j]) - bits.OnesCount64(qp[j]&vn[j]|qn[j]&vp[j])
+			qp, qn := q.pos[:len(vp)], q.neg[:len(vp)]
+			for k := range vp {
+				s += bits.OnesCount64(qp[k]&vp[k]|qn[k]&vn[k]) - bits.OnesCount64(qp[k]&vn[k]|qn[k]&vp[k])
 			}
-			// Entries come in order, so a full pool rejects a later
-			// entry that does not beat its worst score: checked here, the
-			// common case costs no call.
-			if p := &q.pool; len(p.items) == p.limit && int32(s) <= p.items[0].score {
-				continue
-			}
-			q.pool.offer(int32(s), int32(i))
+			scores[j*n+i] = int16(s)
+			counts[j*span+s+x.dim]++
 		}
 	}
+	for j, q := range prepared {
+		q.pick(scores[j*n:(j+1)*n], counts[j*span:(j+1)*span], x.dim)
+	}
 	for n, q := range prepared {
-		res := make([]Result, len(q.pool.items))
-		for j, c := range q.pool.items {
-			res[j] = Result{ID: x.ids[c.entry], Distance: 1 - x.cosine(q.unit, int(c.entry))}
+		res := make([]Result, len(q.picked))
+		for j, e := range q.picked {
+			res[j] = Result{ID: x.ids[e], Distance: 1 - x.cosine(q.unit, int(e))}
 		}
 		slices.SortFunc(res, func(a, b Result) int {
 			if a.Distance != b.Distance {
@@ -276,7 +347,7 @@ func (x *Index) prepare(v []float32, pool int) *query {
 	}
 	norm = math.Sqrt(norm)
 	q := &query{unit: make([]float32, x.dim), pos: make([]uint64, x.words), neg: make([]uint64, x.words)}
-	q.pool.limit = pool
+	q.pool = pool
 	for i, c := range v {
 		q.unit[i] = float32(float64(c) / norm)
 		switch {
@@ -292,61 +363,18 @@ func (x *Index) prepare(v []float32, pool int) *query {
 // cosine is the similarity of a unit query to entry i from its int8 code.
 func (x *Index) cosine(unit []float32, i int) float64 {
 	code := x.q8[i*x.dim : (i+1)*x.dim]
-	var dot float32
-	for j, c := range code {
-		dot += unit[j] * float32(c)
+	unit = unit[:len(code)]
+	// Four sums, so that the additions need not wait for one another.
+	var d0, d1, d2, d3 float32
+	j := 0
+	for ; j+4 <= len(code); j += 4 {
+		d0 += unit[j] * float32(code[j])
+		d1 += unit[j+1] * float32(code[j+1])
+		d2 += unit[j+2] * float32(code[j+2])
+		d3 += unit[j+3] * float32(code[j+3])
 	}
-	return float64(dot * x.scale[i])
-}
-
-// candidates keeps the limit best (score, entry) pairs seen, as a min-heap on
-// score (ties: the later entry is the worse, so earlier entries win).
-type candidates struct {
-	limit int
-	items []candidate
-}
-
-type candidate struct{ score, entry int32 }
-
-func (c candidate) worse(d candidate) bool {
-	return c.score < d.score || c.score == d.score && c.entry > d.entry
-}
-
-func (h *candidates) offer(score, entry int32) {
-	c := candidate{score, entry}
-	if len(h.items) < h.limit {
-		h.items = append(h.items, c)
-		// sift up
-		i := len(h.items) - 1
-		for i > 0 {
-			p := (i - 1) / 2
-			if !h.items[i].worse(h.items[p]) {
-				break
-			}
-			h.items[i], h.items[p] = h.items[p], h.items[i]
-			i = p
-		}
-		return
+	for ; j < len(code); j++ {
+		d0 += unit[j] * float32(code[j])
 	}
-	if !h.items[0].worse(c) {
-		return
-	}
-	h.items[0] = c
-	// sift down
-	i, n := 0, len(h.items)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h.items[r].worse(h.items[l]) {
-			m = r
-		}
-		if !h.items[m].worse(h.items[i]) {
-			break
-		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
-		i = m
-	}
+	return float64((d0 + d1 + d2 + d3) * x.scale[i])
 }

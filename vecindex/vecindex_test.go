@@ -219,8 +219,13 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func BenchmarkSearch100k(b *testing.B) {
-	const dim, n = 256, 100000
+func BenchmarkSearch100k(b *testing.B) { benchmarkSearch(b, 100000) }
+
+func BenchmarkSearch10k(b *testing.B) { benchmarkSearch(b, 10000) }
+
+// benchmarkSearch times a retrieval's search (two queries) over n entries.
+func benchmarkSearch(b *testing.B, n int) {
+	const dim = 256
 	rng := rand.New(rand.NewPCG(4, 5))
 	x, _ := New(dim)
 	for i := range n {
@@ -230,5 +235,79 @@ func BenchmarkSearch100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		x.Search(qs, 20, Filter{Since: 1}, 0)
+	}
+}
+
+// TestPoolIsTheBestBySignScore checks the first pass against its definition,
+// computed here entry by entry: the pool best entries by sign score, the
+// earlier entry first among equal scores, filtered entries never. Eight
+// dimensions make many equal scores, so the tie rule decides most pools.
+func TestPoolIsTheBestBySignScore(t *testing.T) {
+	const dim = 8
+	rng := rand.New(rand.NewPCG(7, 7))
+	x, _ := New(dim)
+	var codes [][]int8
+	for i := range 500 {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.IntN(5) - 2)
+		}
+		code := Quantize(v)
+		c := make([]int8, dim)
+		for j := range c {
+			c[j] = int8(code[j])
+		}
+		codes = append(codes, c)
+		x.Add(int64(1000+i), Attrs{OccurredAt: int64(i % 7)}, code)
+	}
+	sign := func(f float32) int { return cmp.Compare(f, 0) }
+	for _, pool := range []int{1, 5, 37, 200, 499, 500, 800} {
+		for trial := range 20 {
+			q := make([]float32, dim)
+			for j := range q {
+				q[j] = float32(rng.IntN(3) - 1)
+			}
+			f := Filter{Since: int64(trial % 3)}
+			type scored struct{ score, entry int }
+			var want []scored
+			for i, c := range codes {
+				if !f.keeps(&x.attrs[i]) {
+					continue
+				}
+				s := 0
+				for j := range dim {
+					if qs, cs := sign(q[j]), cmp.Compare(c[j], 0); qs != 0 && cs != 0 {
+						s += qs * cs
+					}
+				}
+				want = append(want, scored{s, i})
+			}
+			slices.SortStableFunc(want, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+			want = want[:min(pool, len(want))]
+			entries := make([]int32, len(want))
+			for i, w := range want {
+				entries[i] = int32(w.entry)
+			}
+			slices.Sort(entries)
+			p := x.prepare(q, pool)
+			if p == nil {
+				continue
+			}
+			got, err := x.Search([][]float32{q}, pool, f, pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got[0]) != len(entries) {
+				t.Fatalf("pool %d, trial %d: %d results, want %d", pool, trial, len(got[0]), len(entries))
+			}
+			ids := make([]int32, len(got[0]))
+			for i, r := range got[0] {
+				ids[i] = int32(r.ID - 1000)
+			}
+			slices.Sort(ids)
+			if !slices.Equal(ids, entries) {
+				t.Fatalf("pool %d, trial %d: picked %v, want %v", pool, trial, ids, entries)
+			}
+		}
 	}
 }
