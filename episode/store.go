@@ -115,8 +115,11 @@ type Store struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
 	// writer admits this Store's write transactions one at a time, in the
-	// order they came (beginWrite).
+	// order they came (beginWrite, commit).
 	writer chan struct{}
+	// queue holds the Adds waiting for the write lock, in order (commit).
+	groupMu sync.Mutex
+	queue   []*pendingWrite
 }
 
 // maxCachedStmts bounds the prepared statements a Store keeps; the read
@@ -400,7 +403,9 @@ func sameContent(stored, e Episode) bool {
 }
 
 // add stores eps and returns their ids, how many rows it inserted and how
-// many stored versions those replaced.
+// many stored versions those replaced. What can be done without the write
+// lock (checks, look-ups, analysis, embedding) is done here; the writes go
+// in one transaction with those of the Adds waiting beside it (commit).
 func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int64, inserted, replaced int, err error) {
 	op := "add"
 	if replace {
@@ -471,13 +476,10 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int
 		}
 		todo = append(todo, i)
 	}
-	repeats := func() { // a repeat in the batch gets the id of its first
-		for i, j := range dupOf {
+	if len(todo) == 0 {
+		for i, j := range dupOf { // a repeat in the batch gets the id of its first
 			ids[i] = ids[j]
 		}
-	}
-	if len(todo) == 0 {
-		repeats()
 		return ids, 0, 0, nil
 	}
 	texts := make([]string, len(todo))
@@ -510,106 +512,12 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int
 		codes[j] = vecindex.Quantize(v)
 	}
 
-	tx, release, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: add: begin: %w", err)
+	w := &pendingWrite{ctx: ctx, op: op, batch: batch, todo: todo, old: old, dupOf: dupOf, known: ids,
+		fts: fts, blobs: blobs, codes: codes}
+	if err := s.commit(ctx, w); err != nil {
+		return nil, 0, 0, err
 	}
-	defer release()
-	defer tx.Rollback()
-	// Ids are never reused: SQLite would give the next episode the id of a
-	// deleted last one, and a search for one person followed by a fetch by
-	// id (or a client's stale DELETE) would then reach another person's
-	// episode. The largest id ever given is kept in meta.
-	var lastID int64
-	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(id) FROM episodes), 0),
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '`+metaLastEpisodeID+`'), 0))`).Scan(&lastID); err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: add: last id: %w", err)
-	}
-	insEp, err := tx.PrepareContext(ctx, `INSERT INTO episodes
-		(id, user, external_id, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, external_id) DO NOTHING RETURNING id`)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: add: %w", err)
-	}
-	insVec, err := tx.PrepareContext(ctx, insertVectorSQL)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: add: %w", err)
-	}
-	added := 0
-	var fresh []indexed
-	var rows []ftsRow
-	for j, i := range todo {
-		e := batch[i]
-		if id, ok := old[i]; ok {
-			gone, err := deleteOne(ctx, tx, id)
-			if err != nil {
-				return nil, 0, 0, fmt.Errorf("episode store: update: episode %d: replace %d: %w", i, id, err)
-			}
-			if gone {
-				replaced++
-			}
-		}
-		var id int64
-		err := insEp.QueryRowContext(ctx, lastID+1, e.User, nullIfEmpty(e.ExternalID), e.UserText, e.ReplyText,
-			e.OccurredAt.Unix(), int(e.Kind), int(e.State), int(e.Sensitivity), e.Source, codes[j]).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Stored meanwhile (or earlier in this batch) under the same external id.
-			if ids[i], err = s.idByExternal(ctx, tx, e.User, e.ExternalID); err != nil {
-				return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: %w", i, err)
-			}
-			continue
-		}
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: %w", i, err)
-		}
-		rows = append(rows, ftsRow{ID: id, UserText: fts[j][0], ReplyText: fts[j][1], Person: PersonToken(e.User)})
-		e.ID = id
-		if _, err := insVec.ExecContext(ctx, vectorArgs(e, blobs[j])...); err != nil {
-			return nil, 0, 0, fmt.Errorf("episode store: add: episode %d: vector: %w", i, err)
-		}
-		ids[i] = id
-		lastID = id
-		added++
-		fresh = append(fresh, indexed{id: id, user: e.User, attrs: attrsOf(e), code: codes[j]})
-		if testHookInTx != nil {
-			testHookInTx(j)
-		}
-	}
-	repeats()
-	if err := insertFTS(ctx, tx, rows); err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: %s: %w", op, err)
-	}
-	gens, err := partitionGens(ctx, tx, fresh)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: add: %w", err)
-	}
-	if added > 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('`+metaLastEpisodeID+`', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(lastID, 10)); err != nil {
-			return nil, 0, 0, fmt.Errorf("episode store: add: record last id: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, 0, 0, fmt.Errorf("episode store: add: commit: %w", err)
-	}
-	release()
-	s.docs.Add(int64(added - replaced))
-	if replaced > 0 {
-		for _, f := range fresh {
-			s.parts.forget(f.user) // reloaded at its next search
-		}
-		if _, err := s.checkpoint(ctx); err != nil {
-			return ids, added, replaced, fmt.Errorf("episode store: update: %w", err)
-		}
-		return ids, added, replaced, nil
-	}
-	s.parts.added(fresh, gens)
-	if added > 0 {
-		// Best effort: the episodes are stored, and a merge that fails
-		// (the lock busy, the disk full) is tried again by the next Add.
-		_ = s.mergeIndex(ctx, lastID)
-	}
-	return ids, added, replaced, nil
+	return w.ids, w.added, w.replaced, w.after
 }
 
 // repeatKey is what an episode without an external id must share with

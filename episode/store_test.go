@@ -822,3 +822,77 @@ func TestWritersInLine(t *testing.T) {
 		t.Errorf("%d episodes, want only the one added after the line cleared", n)
 	}
 }
+
+// TestAddsShareACommit: Adds that wait for the write lock together are
+// written in one transaction, each gets its own ids, and one that fails in
+// that transaction fails alone: the others are written again without it.
+func TestAddsShareACommit(t *testing.T) {
+	s := newStore(t)
+	var mu sync.Mutex
+	var groups []int
+	testHookApply = func(batch []Episode, group int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		groups = append(groups, group)
+		if batch[0].UserText == "壊れた" {
+			return errors.New("a write that fails")
+		}
+		return nil
+	}
+	t.Cleanup(func() { testHookApply = nil })
+	tx, release, err := s.beginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"一つ目", "二つ目", "壊れた", "四つ目"}
+	ids, errs := make([][]int64, len(texts)), make([]error, len(texts))
+	var wg sync.WaitGroup
+	for i, text := range texts {
+		wg.Go(func() {
+			ids[i], errs[i] = s.Add(ctx, []Episode{ep("a", text, "", day), ep("b", text+"も", "", day)})
+		})
+	}
+	for {
+		s.groupMu.Lock()
+		n := len(s.queue)
+		s.groupMu.Unlock()
+		if n == len(texts) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tx.Rollback()
+	release()
+	wg.Wait()
+	// The group of four fails at the failing Add, wherever it stands in
+	// the line; then each is written alone.
+	if k := slices.Index(groups, 1); k < 1 || k > 4 || slices.ContainsFunc(groups[:k], func(n int) bool { return n != 4 }) ||
+		!slices.Equal(groups[k:], []int{1, 1, 1, 1}) {
+		t.Errorf("group sizes seen %v, want up to four 4s, then four 1s", groups)
+	}
+	for i, text := range texts {
+		if text == "壊れた" {
+			if errs[i] == nil || !strings.Contains(errs[i].Error(), "a write that fails") {
+				t.Errorf("the failing Add: %v", errs[i])
+			}
+			continue
+		}
+		if errs[i] != nil || len(ids[i]) != 2 {
+			t.Fatalf("Add %q: %v, %v", text, ids[i], errs[i])
+		}
+		for j, user := range []string{"a", "b"} {
+			e, err := s.Get(ctx, ids[i][j])
+			if err != nil || e.User != user || e.UserText != text+strings.Repeat("も", j) {
+				t.Errorf("Add %q, episode %d: %+v, %v", text, j, e, err)
+			}
+		}
+	}
+	for _, user := range []string{"a", "b"} {
+		if n, _ := s.Count(ctx, user); n != 3 {
+			t.Errorf("%s holds %d episodes, want 3", user, n)
+		}
+	}
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) > 0 {
+		t.Errorf("Check: %v, %v", r.Problems, err)
+	}
+}
