@@ -99,6 +99,13 @@ func (p *partitions) entry(user string) *partIndex {
 	return pi
 }
 
+// held returns user's index slot if one exists, without making one.
+func (p *partitions) held(user string) *partIndex {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.m[user]
+}
+
 // added brings the loaded indexes up to date with episodes this process just
 // committed: an index whose generation was the one before the commit gets the
 // new entries; any other is dropped (the next search reloads it).

@@ -206,3 +206,58 @@ func TestIndexCapacityEvicts(t *testing.T) {
 		t.Fatalf("held %d: a %d, b %d", s.parts.total, s.parts.m["a"].held.Load(), s.parts.m["b"].held.Load())
 	}
 }
+
+// TestBM25HeldMatchesJoin: for a person whose vectors are held in memory,
+// BM25 reads FTS5's best rows without the join on the episodes and keeps the
+// person's that pass the filter by their index; the hits are the join's, to
+// the score, for a person who holds most of the store (other people's rows
+// matched) and one who holds little (their token in the match), under wide
+// and narrow filters (a narrow one falls back to the join).
+func TestBM25HeldMatchesJoin(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "h.db"), Options{IndexMin: 1})
+	if _, err := s.Add(ctx, topicEpisodes("a", 300)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, topicEpisodes("b", 60)); err != nil {
+		t.Fatal(err)
+	}
+	private := topicEpisodes("a", 40)
+	for i := range private {
+		private[i].ExternalID = fmt.Sprintf("p%d", i)
+		private[i].Sensitivity = SensitivityPrivate
+		private[i].OccurredAt = private[i].OccurredAt.Add(500 * time.Hour)
+	}
+	if _, err := s.Add(ctx, private); err != nil {
+		t.Fatal(err)
+	}
+	wide := []Filter{{MaxSensitivity: SensitivityPrivate}, {MaxSensitivity: SensitivityNormal}}
+	narrow := Filter{Since: day.Add(250 * time.Hour), Until: day.Add(260 * time.Hour)}
+	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメンの話"})
+	for _, user := range []string{"a", "b"} {
+		if _, err := s.Nearest(ctx, user, vecs, 5, Filter{}); err != nil { // loads the index
+			t.Fatal(err)
+		}
+		filters := wide
+		if user == "a" {
+			filters = append(filters, narrow, Filter{Since: day.Add(100 * time.Hour), MaxSensitivity: SensitivityPrivate})
+		}
+		for fi, f := range filters {
+			for ti, ts := range [][]string{{"ラーメン"}, {"猫", "散歩", "いい"}, {"話"}} {
+				want, _, err := s.bm25(ctx, user, ts, 10, f, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, held, err := s.bm25(ctx, user, ts, 10, f, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fi < len(wide) && !held || fi == len(wide) && held {
+					t.Errorf("%s, filter %d, terms %d: read without the join: %v", user, fi, ti, held)
+				}
+				if len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("%s, filter %d, terms %d:\n got %v\nwant %v", user, fi, ti, got, want)
+				}
+			}
+		}
+	}
+}

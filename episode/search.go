@@ -207,20 +207,27 @@ const personFilterShare = 0.5
 // Store keeps (phraseDocs) instead of reading every phrase's posting list on
 // every query.
 func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f Filter) ([]Hit, error) {
+	hits, _, err := s.bm25(ctx, user, terms, k, f, true)
+	return hits, err
+}
+
+// bm25 is BM25; it reads the rows without the join (bm25Held) when mayHold
+// and the person's index allows, and reports whether it did.
+func (s *Store) bm25(ctx context.Context, user string, terms []string, k int, f Filter, mayHold bool) (_ []Hit, held bool, _ error) {
 	if k <= 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	phrases := tokenize.MatchPhrases(terms)
 	if len(phrases) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	mine, err := s.Count(ctx, user)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: bm25: %w", err)
+		return nil, false, fmt.Errorf("episode store: bm25: %w", err)
 	}
 	docs, err := s.phrases.counts(ctx, s, phrases)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: bm25: count phrases: %w", err)
+		return nil, false, fmt.Errorf("episode store: bm25: count phrases: %w", err)
 	}
 	match := `{user_text reply_text} : (` + strings.Join(phrases, " OR ") + `)`
 	args := []any{1.0, 1.0, 0.0} // the columns' weights: user_text, reply_text, person
@@ -232,6 +239,11 @@ func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f 
 		args = append(args, n)
 	}
 	score := `omoide_bm25(episodes_fts` + strings.Repeat(", ?", len(args)) + `)`
+	if mayHold {
+		if hits, ok, err := s.bm25Held(ctx, user, score, append(args, match), k, f); err != nil || ok {
+			return hits, ok, err
+		}
+	}
 	args = append(args, match, user)
 	cond, args := f.where("e.", args)
 	args = append(args, k)
@@ -240,9 +252,62 @@ func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f 
 		WHERE episodes_fts MATCH ? AND e.user = ?`+cond+`
 		ORDER BY score, e.id LIMIT ?`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: bm25: %w", err)
+		return nil, false, fmt.Errorf("episode store: bm25: %w", err)
 	}
-	return scanHits(rows, "bm25")
+	hits, err := scanHits(rows, "bm25")
+	return hits, false, err
+}
+
+// bm25Held is BM25 for a person whose vectors are held in memory (Nearest),
+// up to date: their index tells which rows are theirs and pass the filter,
+// so FTS5's best rows are read without the join on the episodes, which took
+// half of BM25's time at 100,000 episodes. It reads twice k rows; when fewer
+// than k of them are the person's and pass (a narrow time window, another
+// person's rows), ok is false and BM25 joins. args are the score's, then the
+// match expression.
+func (s *Store) bm25Held(ctx context.Context, user, score string, args []any, k int, f Filter) (hits []Hit, ok bool, err error) {
+	pi := s.parts.held(user)
+	if pi == nil {
+		return nil, false, nil
+	}
+	var gen int64
+	if err := s.queryRow(ctx, `SELECT gen FROM partitions WHERE user = ?`, user).Scan(&gen); err != nil {
+		return nil, false, fmt.Errorf("episode store: bm25: %w", err)
+	}
+	current := func() bool { return pi.x != nil && pi.gen == gen }
+	pi.mu.RLock()
+	ok = current()
+	pi.mu.RUnlock()
+	if !ok {
+		return nil, false, nil
+	}
+	limit := 2 * k
+	rows, err := s.query(ctx, `SELECT rowid, `+score+` AS score FROM episodes_fts WHERE episodes_fts MATCH ?
+		ORDER BY score, rowid LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("episode store: bm25: %w", err)
+	}
+	if hits, err = scanHits(rows, "bm25"); err != nil {
+		return nil, false, err
+	}
+	vf := vecFilter(f)
+	pi.mu.RLock()
+	defer pi.mu.RUnlock()
+	if !current() {
+		return nil, false, nil
+	}
+	kept := hits[:0]
+	for _, h := range hits {
+		if a, mine := pi.x.Lookup(h.ID); mine && vf.Keeps(a) {
+			if kept = append(kept, h); len(kept) == k {
+				break
+			}
+		}
+	}
+	if len(kept) < k && len(hits) == limit {
+		return nil, false, nil
+	}
+	return kept, true, nil
 }
 
 // Holds reports, for each term (as the store's analyzer makes them), whether

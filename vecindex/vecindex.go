@@ -68,6 +68,9 @@ type Filter struct {
 	HasMaxSensitivity bool
 }
 
+// Keeps reports whether f keeps an entry of attributes a.
+func (f *Filter) Keeps(a Attrs) bool { return f.keeps(&a) }
+
 func (f *Filter) keeps(a *Attrs) bool {
 	if f.Since != 0 && a.OccurredAt < f.Since || f.Until != 0 && a.OccurredAt >= f.Until {
 		return false
@@ -98,6 +101,7 @@ type Index struct {
 	pos, neg   []uint64 // words per entry
 	q8         []int8   // dim per entry
 	scale      []float32
+	byID       []int32   // the entries in ascending order of id (Lookup)
 	scratch    sync.Pool // *scratch, for Search
 }
 
@@ -125,6 +129,7 @@ func (x *Index) Grow(n int) {
 	x.pos = slices.Grow(x.pos, n*x.words)
 	x.neg = slices.Grow(x.neg, n*x.words)
 	x.q8 = slices.Grow(x.q8, n*x.dim)
+	x.byID = slices.Grow(x.byID, n)
 }
 
 // Dim returns the dimension of the vectors.
@@ -135,7 +140,7 @@ func (x *Index) Len() int { return len(x.ids) }
 
 // Bytes returns about how much memory the entries take.
 func (x *Index) Bytes() int {
-	return cap(x.ids)*8 + cap(x.attrs)*32 + (cap(x.pos)+cap(x.neg))*8 + cap(x.q8) + cap(x.scale)*4
+	return cap(x.ids)*8 + cap(x.attrs)*32 + (cap(x.pos)+cap(x.neg))*8 + cap(x.q8) + cap(x.scale)*4 + cap(x.byID)*4
 }
 
 // ErrCode is returned by Add for a code of the wrong length.
@@ -145,6 +150,15 @@ var ErrCode = errors.New("vecindex: code length does not match the dimension")
 func (x *Index) Add(id int64, a Attrs, code []byte) error {
 	if len(code) != x.dim+4 {
 		return fmt.Errorf("%w: %d bytes for dimension %d", ErrCode, len(code), x.dim)
+	}
+	// Ids mostly come in ascending order (a store gives them so), in which
+	// case the entry goes at the end of byID.
+	e := int32(len(x.ids))
+	if n := len(x.byID); n == 0 || x.ids[x.byID[n-1]] < id {
+		x.byID = append(x.byID, e)
+	} else {
+		i, _ := slices.BinarySearchFunc(x.byID, id, func(e int32, id int64) int { return cmp.Compare(x.ids[e], id) })
+		x.byID = slices.Insert(x.byID, i, e)
 	}
 	x.ids = append(x.ids, id)
 	x.attrs = append(x.attrs, a)
@@ -189,7 +203,22 @@ func (x *Index) Remove(ids ...int64) int {
 	removed := len(x.ids) - j
 	x.ids, x.attrs, x.scale = x.ids[:j], x.attrs[:j], x.scale[:j]
 	x.pos, x.neg, x.q8 = x.pos[:j*x.words], x.neg[:j*x.words], x.q8[:j*x.dim]
+	x.byID = x.byID[:0]
+	for e := range x.ids {
+		x.byID = append(x.byID, int32(e))
+	}
+	slices.SortFunc(x.byID, func(a, b int32) int { return cmp.Compare(x.ids[a], x.ids[b]) })
 	return removed
+}
+
+// Lookup returns the attributes of the entry with id, and whether the index
+// holds one.
+func (x *Index) Lookup(id int64) (Attrs, bool) {
+	i, found := slices.BinarySearchFunc(x.byID, id, func(e int32, id int64) int { return cmp.Compare(x.ids[e], id) })
+	if !found {
+		return Attrs{}, false
+	}
+	return x.attrs[x.byID[i]], true
 }
 
 // query is one query vector prepared for the scan.

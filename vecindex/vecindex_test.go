@@ -311,3 +311,40 @@ func TestPoolIsTheBestBySignScore(t *testing.T) {
 		}
 	}
 }
+
+// TestLookup finds every entry's attributes by id, whatever order the ids
+// came in, and none of an id never added or removed since.
+func TestLookup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x, _ := New(8)
+	ids := rng.Perm(300)[:200] // out of order, with gaps
+	for i := range ids {
+		if i%50 == 0 { // runs in ascending order too
+			slices.Sort(ids[i : i+10])
+		}
+	}
+	for _, id := range ids {
+		x.Add(int64(id), Attrs{OccurredAt: int64(id * 7)}, Quantize([]float32{1, 0, 0, 0, 0, 0, 0, 1}))
+	}
+	check := func(gone map[int]bool) {
+		t.Helper()
+		for id := range 300 {
+			a, ok := x.Lookup(int64(id))
+			want := slices.Contains(ids, id) && !gone[id]
+			if ok != want || ok && a.OccurredAt != int64(id*7) {
+				t.Fatalf("Lookup(%d) = %v, %v; want held %v", id, a, ok, want)
+			}
+		}
+	}
+	check(nil)
+	gone := map[int]bool{}
+	for _, id := range ids[:60] {
+		gone[id] = true
+		x.Remove(int64(id))
+	}
+	check(gone)
+	f := Filter{Since: 700}
+	if a, _ := x.Lookup(int64(ids[100])); f.Keeps(a) != (a.OccurredAt >= 700) {
+		t.Errorf("Keeps(%v) with Since 700", a)
+	}
+}
