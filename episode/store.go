@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,7 +203,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
-	db.SetMaxIdleConns(idleConns())
 	wait := cmp.Or(opts.CheckpointWait, DefaultCheckpointWait)
 	if wait < 0 {
 		wait = 0
@@ -235,13 +233,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
-
-// idleConns is how many connections the Store keeps open between uses.
-// database/sql keeps 2, and a retrieval reads on up to five at once (two
-// BM25 queries, the vectors, two candidate reads): the others were closed
-// after each use and opened again by the next retrieval, each time with its
-// statements prepared again and its page cache empty.
-func idleConns() int { return 4 + 2*runtime.GOMAXPROCS(0) }
 
 // dsn is the go-sqlite3 data source of the database file at path: WAL,
 // immediate transactions (deferred ones fail with "database is locked" under

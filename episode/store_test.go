@@ -896,37 +896,3 @@ func TestAddsShareACommit(t *testing.T) {
 		t.Errorf("Check: %v, %v", r.Problems, err)
 	}
 }
-
-// TestConnectionsKept: concurrent reads, as a retrieval's or a server's,
-// find their connections open from the last time: none is closed after use
-// (database/sql keeps two idle by default, and a closed one was opened again
-// with its statements prepared again and its page cache empty).
-func TestConnectionsKept(t *testing.T) {
-	s := newStore(t)
-	if _, err := s.Add(ctx, []Episode{ep("a", "雨の日の散歩", "", day)}); err != nil {
-		t.Fatal(err)
-	}
-	readers := min(idleConns(), 6)
-	for range 5 {
-		// Each reader holds its rows until all have theirs: as many
-		// connections at once.
-		var held, wg sync.WaitGroup
-		held.Add(readers)
-		for range readers {
-			wg.Go(func() {
-				rows, err := s.query(ctx, `SELECT id FROM episodes WHERE user = ?`, "a")
-				held.Done()
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				held.Wait()
-				rows.Close()
-			})
-		}
-		wg.Wait()
-	}
-	if st := s.DB().Stats(); st.MaxIdleClosed > 0 {
-		t.Errorf("%d connections closed after use (%d open)", st.MaxIdleClosed, st.OpenConnections)
-	}
-}
