@@ -656,6 +656,20 @@ func TestDocFreqAndIndexedTerms(t *testing.T) {
 	if !slices.Contains(terms[0], "ラーメン") || !slices.Contains(terms[0], "食べる") || terms[1] != nil {
 		t.Fatalf("IndexedTerms = %q", terms)
 	}
+	// What FTS5 itself holds for each row, user text and reply.
+	all, err := s.IndexedTerms(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		var text string
+		if err := s.DB().QueryRowContext(ctx, `SELECT user_text || ' ' || reply_text FROM episodes_fts WHERE rowid = ?`, id).Scan(&text); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Fields(text); !slices.Equal(all[i], want) {
+			t.Errorf("IndexedTerms(%d) = %q, FTS5 holds %q", id, all[i], want)
+		}
+	}
 }
 
 func TestMigrateFromV1(t *testing.T) {
