@@ -261,3 +261,75 @@ func TestBM25HeldMatchesJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjacentHeldMatchesSQL: a person's neighbours in time from their
+// vector index are the SQL's, with equal times, episodes added out of order,
+// another person's ids and ids never stored, before and after deletes.
+func TestAdjacentHeldMatchesSQL(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "adj.db"), Options{IndexMin: 1})
+	eps := topicEpisodes("a", 120)
+	for i := range eps {
+		eps[i].OccurredAt = day.Add(time.Duration((i*37)%50) * time.Hour) // out of order, many equal
+	}
+	ids, err := s.Add(ctx, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.Add(ctx, topicEpisodes("b", 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := append(slices.Clone(ids), other[0], 999999)
+	compare := func(when string) {
+		t.Helper()
+		want := make([][2]int64, len(ask))
+		if ok, err := s.adjacentHeld(ctx, "a", ask, want); err != nil || ok {
+			t.Fatalf("%s: the index answered before it was loaded: %v", when, err)
+		}
+		want, err := s.Adjacent(ctx, "a", ask) // SQL: not loaded
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
+		if _, err := s.Nearest(ctx, "a", vecs, 5, Filter{}); err != nil {
+			t.Fatal(err)
+		}
+		got := make([][2]int64, len(ask))
+		if ok, err := s.adjacentHeld(ctx, "a", ask, got); err != nil || !ok {
+			t.Fatalf("%s: the loaded index did not answer: %v", when, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: from the index %v\nfrom SQL %v", when, got, want)
+		}
+		s.parts.forget("a") // the next comparison asks SQL first
+	}
+	compare("stored")
+	if _, err := s.Delete(ctx, ids[3], ids[40], ids[41], ids[119]); err != nil {
+		t.Fatal(err)
+	}
+	late := ep("a", "遅れて届いた話", "", day.Add(7*time.Hour))
+	more, err := s.Add(ctx, []Episode{late})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask = append(ask, more...)
+	compare("after deletes and a late add")
+	// Added to the loaded index in place (out of order in time).
+	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
+	if _, err := s.Nearest(ctx, "a", vecs, 5, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	more, err = s.Add(ctx, []Episode{ep("a", "もっと遅れて届いた話", "", day.Add(3*time.Hour))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask = append(ask, more...)
+	got := make([][2]int64, len(ask))
+	if ok, err := s.adjacentHeld(ctx, "a", ask, got); err != nil || !ok {
+		t.Fatalf("the index kept up to date did not answer: %v", err)
+	}
+	s.parts.forget("a")
+	if want, err := s.Adjacent(ctx, "a", ask); err != nil || !slices.Equal(got, want) {
+		t.Errorf("after an add in place: from the index %v\nfrom SQL %v (%v)", got, want, err)
+	}
+}

@@ -266,13 +266,9 @@ func (s *Store) bm25(ctx context.Context, user string, terms []string, k int, f 
 // person's rows), ok is false and BM25 joins. args are the score's, then the
 // match expression.
 func (s *Store) bm25Held(ctx context.Context, user, score string, args []any, k int, f Filter) (hits []Hit, ok bool, err error) {
-	pi := s.parts.held(user)
-	if pi == nil {
-		return nil, false, nil
-	}
-	var gen int64
-	if err := s.queryRow(ctx, `SELECT gen FROM partitions WHERE user = ?`, user).Scan(&gen); err != nil {
-		return nil, false, fmt.Errorf("episode store: bm25: %w", err)
+	pi, gen, err := s.heldIndex(ctx, user)
+	if pi == nil || err != nil {
+		return nil, false, err
 	}
 	current := func() bool { return pi.x != nil && pi.gen == gen }
 	pi.mu.RLock()
@@ -344,6 +340,9 @@ func (s *Store) Adjacent(ctx context.Context, user string, ids []int64) ([][2]in
 	if len(ids) == 0 {
 		return out, nil
 	}
+	if ok, err := s.adjacentHeld(ctx, user, ids, out); err != nil || ok {
+		return out, err
+	}
 	args := []any{user}
 	for _, id := range ids {
 		args = append(args, id)
@@ -373,6 +372,45 @@ func (s *Store) Adjacent(ctx context.Context, user string, ids []int64) ([][2]in
 		return nil, fmt.Errorf("episode store: adjacent: %w", err)
 	}
 	return out, nil
+}
+
+// adjacentHeld is Adjacent from the person's vector index, which holds all
+// their episodes' ids and times, when it is loaded and up to date: it fills
+// out and reports whether it did.
+func (s *Store) adjacentHeld(ctx context.Context, user string, ids []int64, out [][2]int64) (bool, error) {
+	pi, gen, err := s.heldIndex(ctx, user)
+	if pi == nil || err != nil {
+		return false, err
+	}
+	pi.mu.RLock()
+	defer pi.mu.RUnlock()
+	if pi.x == nil || pi.gen != gen {
+		return false, nil
+	}
+	for i, id := range ids {
+		if prev, next, ok := pi.x.Neighbors(id); ok {
+			out[i] = [2]int64{prev, next}
+		}
+	}
+	return true, nil
+}
+
+// heldIndex returns user's loaded vector index slot and their partition's
+// generation now, for a caller to check that the index is up to date under
+// its lock; nil when none was ever loaded.
+func (s *Store) heldIndex(ctx context.Context, user string) (*partIndex, int64, error) {
+	pi := s.parts.held(user)
+	if pi == nil {
+		return nil, 0, nil
+	}
+	var gen int64
+	if err := s.queryRow(ctx, `SELECT gen FROM partitions WHERE user = ?`, user).Scan(&gen); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, 0, nil
+		}
+		return nil, 0, fmt.Errorf("episode store: partition of %q: %w", clipForError(user), err)
+	}
+	return pi, gen, nil
 }
 
 // Between returns up to limit episodes of user that pass the filter (use its

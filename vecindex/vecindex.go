@@ -102,6 +102,7 @@ type Index struct {
 	q8         []int8   // dim per entry
 	scale      []float32
 	byID       []int32   // the entries in ascending order of id (Lookup)
+	byTime     []int32   // the entries in order of (OccurredAt, id) (Neighbors)
 	scratch    sync.Pool // *scratch, for Search
 }
 
@@ -130,6 +131,21 @@ func (x *Index) Grow(n int) {
 	x.neg = slices.Grow(x.neg, n*x.words)
 	x.q8 = slices.Grow(x.q8, n*x.dim)
 	x.byID = slices.Grow(x.byID, n)
+	x.byTime = slices.Grow(x.byTime, n)
+}
+
+// place inserts entry e into order, sorted by cmp.
+func (x *Index) place(order []int32, e int32, cmp func(f, g int32) int) []int32 {
+	if n := len(order); n == 0 || cmp(order[n-1], e) < 0 {
+		return append(order, e)
+	}
+	i, _ := slices.BinarySearchFunc(order, e, cmp)
+	return slices.Insert(order, i, e)
+}
+
+// timeOrder orders entries by (OccurredAt, id).
+func (x *Index) timeOrder(f, g int32) int {
+	return cmp.Or(cmp.Compare(x.attrs[f].OccurredAt, x.attrs[g].OccurredAt), cmp.Compare(x.ids[f], x.ids[g]))
 }
 
 // Dim returns the dimension of the vectors.
@@ -140,7 +156,7 @@ func (x *Index) Len() int { return len(x.ids) }
 
 // Bytes returns about how much memory the entries take.
 func (x *Index) Bytes() int {
-	return cap(x.ids)*8 + cap(x.attrs)*32 + (cap(x.pos)+cap(x.neg))*8 + cap(x.q8) + cap(x.scale)*4 + cap(x.byID)*4
+	return cap(x.ids)*8 + cap(x.attrs)*32 + (cap(x.pos)+cap(x.neg))*8 + cap(x.q8) + cap(x.scale)*4 + (cap(x.byID)+cap(x.byTime))*4
 }
 
 // ErrCode is returned by Add for a code of the wrong length.
@@ -151,17 +167,14 @@ func (x *Index) Add(id int64, a Attrs, code []byte) error {
 	if len(code) != x.dim+4 {
 		return fmt.Errorf("%w: %d bytes for dimension %d", ErrCode, len(code), x.dim)
 	}
-	// Ids mostly come in ascending order (a store gives them so), in which
-	// case the entry goes at the end of byID.
 	e := int32(len(x.ids))
-	if n := len(x.byID); n == 0 || x.ids[x.byID[n-1]] < id {
-		x.byID = append(x.byID, e)
-	} else {
-		i, _ := slices.BinarySearchFunc(x.byID, id, func(e int32, id int64) int { return cmp.Compare(x.ids[e], id) })
-		x.byID = slices.Insert(x.byID, i, e)
-	}
 	x.ids = append(x.ids, id)
 	x.attrs = append(x.attrs, a)
+	// Ids mostly come in ascending order (a store gives them so), and times
+	// too (a store loads a person in time order, and most episodes are
+	// added after the others): the entry then goes at the end of each order.
+	x.byID = x.place(x.byID, e, func(f, g int32) int { return cmp.Compare(x.ids[f], x.ids[g]) })
+	x.byTime = x.place(x.byTime, e, x.timeOrder)
 	x.scale = append(x.scale, math.Float32frombits(binary.LittleEndian.Uint32(code[x.dim:])))
 	n := len(x.pos)
 	x.pos = append(x.pos, make([]uint64, x.words)...)
@@ -203,22 +216,51 @@ func (x *Index) Remove(ids ...int64) int {
 	removed := len(x.ids) - j
 	x.ids, x.attrs, x.scale = x.ids[:j], x.attrs[:j], x.scale[:j]
 	x.pos, x.neg, x.q8 = x.pos[:j*x.words], x.neg[:j*x.words], x.q8[:j*x.dim]
-	x.byID = x.byID[:0]
+	x.byID, x.byTime = x.byID[:0], x.byTime[:0]
 	for e := range x.ids {
 		x.byID = append(x.byID, int32(e))
+		x.byTime = append(x.byTime, int32(e))
 	}
 	slices.SortFunc(x.byID, func(a, b int32) int { return cmp.Compare(x.ids[a], x.ids[b]) })
+	slices.SortFunc(x.byTime, x.timeOrder)
 	return removed
 }
 
 // Lookup returns the attributes of the entry with id, and whether the index
 // holds one.
 func (x *Index) Lookup(id int64) (Attrs, bool) {
-	i, found := slices.BinarySearchFunc(x.byID, id, func(e int32, id int64) int { return cmp.Compare(x.ids[e], id) })
-	if !found {
+	e, ok := x.entry(id)
+	if !ok {
 		return Attrs{}, false
 	}
-	return x.attrs[x.byID[i]], true
+	return x.attrs[e], true
+}
+
+// Neighbors returns the ids of the entries just before and just after the
+// entry with id in order of (OccurredAt, id), 0 where there is none, and
+// whether the index holds id.
+func (x *Index) Neighbors(id int64) (prev, next int64, ok bool) {
+	e, ok := x.entry(id)
+	if !ok {
+		return 0, 0, false
+	}
+	i, _ := slices.BinarySearchFunc(x.byTime, e, x.timeOrder)
+	if i > 0 {
+		prev = x.ids[x.byTime[i-1]]
+	}
+	if i+1 < len(x.byTime) {
+		next = x.ids[x.byTime[i+1]]
+	}
+	return prev, next, true
+}
+
+// entry returns the entry that holds id.
+func (x *Index) entry(id int64) (int32, bool) {
+	i, found := slices.BinarySearchFunc(x.byID, id, func(e int32, id int64) int { return cmp.Compare(x.ids[e], id) })
+	if !found {
+		return 0, false
+	}
+	return x.byID[i], true
 }
 
 // query is one query vector prepared for the scan.

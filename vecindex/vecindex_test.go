@@ -348,3 +348,50 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Keeps(%v) with Since 700", a)
 	}
 }
+
+// TestNeighbors: each entry's neighbours in order of (OccurredAt, id), as a
+// sort of all entries gives them, with times out of order and tied, before
+// and after a removal.
+func TestNeighbors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x, _ := New(8)
+	at := map[int64]int64{}
+	for _, id := range rng.Perm(400)[:250] {
+		at[int64(id)] = int64(rng.IntN(60)) // many equal times
+		if id%3 == 0 {
+			at[int64(id)] = int64(1000 + id) // and a run in order
+		}
+		x.Add(int64(id), Attrs{OccurredAt: at[int64(id)]}, Quantize([]float32{1, 0, 0, 0, 0, 0, 0, 1}))
+	}
+	check := func() {
+		t.Helper()
+		var ids []int64
+		for id := range at {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b int64) int { return cmp.Or(cmp.Compare(at[a], at[b]), cmp.Compare(a, b)) })
+		for i, id := range ids {
+			var prev, next int64
+			if i > 0 {
+				prev = ids[i-1]
+			}
+			if i+1 < len(ids) {
+				next = ids[i+1]
+			}
+			if p, n, ok := x.Neighbors(id); !ok || p != prev || n != next {
+				t.Fatalf("Neighbors(%d) = %d, %d, %v; want %d, %d", id, p, n, ok, prev, next)
+			}
+		}
+		if _, _, ok := x.Neighbors(999); ok {
+			t.Fatal("Neighbors of an id never added")
+		}
+	}
+	check()
+	for id := range at {
+		if id%4 == 1 {
+			x.Remove(id)
+			delete(at, id)
+		}
+	}
+	check()
+}
