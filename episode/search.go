@@ -200,7 +200,8 @@ const personFilterShare = 0.5
 // querying. When user holds less than half the store, only their rows are
 // matched and scored: the expression is ANDed with the person's token
 // (PersonToken) in the person column, which weighs nothing in bm25; the join
-// on the episode's user decides in every case.
+// on the episode's user decides, or for a person whose vectors are held in
+// memory their index (bm25Held).
 //
 // The score is FTS5's bm25() to the last bit, computed by omoide_bm25
 // (fts5rank.go) from the phrases' row counts over the whole store, which the
@@ -331,10 +332,10 @@ func (s *Store) Holds(ctx context.Context, user string, terms []string) ([]bool,
 
 // Adjacent returns, for each id, the ids of the episodes of user just before
 // and just after it in time (ties by id; 0 where there is none, and for an id
-// that is not user's), in one statement. The unary + keeps SQLite from
-// reading every episode of user through episodes_user_time to find the few
-// ids, which it otherwise chooses to (a plan fifty times slower than by
-// primary key).
+// that is not user's): from their vector index when it is held in memory,
+// else in one statement. The unary + keeps SQLite from reading every episode
+// of user through episodes_user_time to find the few ids, which it otherwise
+// chooses to (a plan fifty times slower than by primary key).
 func (s *Store) Adjacent(ctx context.Context, user string, ids []int64) ([][2]int64, error) {
 	out := make([][2]int64, len(ids))
 	if len(ids) == 0 {
