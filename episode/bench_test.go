@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +46,39 @@ func BenchmarkAdd500(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "episodes/s")
+}
+
+// BenchmarkAddConcurrent stores one episode per Add from 16 goroutines at
+// once, as a server's clients write; the Adds waiting together share a
+// commit. episodes/s is reported.
+func BenchmarkAddConcurrent(b *testing.B) {
+	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms})
+	ctx := context.Background()
+	s, err := episode.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), episode.Options{Embedder: h})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var n atomic.Int64
+	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			e := src[int(i)%len(src)].Episode()
+			e.User = fmt.Sprintf("p%d", i%100)
+			e.ExternalID = fmt.Sprint(i)
+			e.OccurredAt = e.OccurredAt.Add(time.Duration(i) * time.Second)
+			if _, err := s.Add(ctx, []episode.Episode{e}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(n.Load())/b.Elapsed().Seconds(), "episodes/s")
 }
 
 // BenchmarkReadPath runs the store's per-retrieval reads (a person's count,
