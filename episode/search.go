@@ -84,9 +84,9 @@ func (f Filter) Admits(e Episode) bool {
 
 // The searches, which read only. They are what a retriever asks of the
 // store: the nearest vectors (Nearest), the full-text index (BM25, DocFreq,
-// Holds, IndexedTerms) and the order in time (Adjacent, Between). Each keeps
-// to one user's episodes, but for DocFreq (counts over the whole store) and
-// IndexedTerms (by episode id).
+// Holds) and the order in time (Adjacent, Between). Each keeps to one user's
+// episodes, but for DocFreq (counts over the whole store). The candidates
+// themselves are read by id (GetMany, GetManyTerms in store.go).
 
 // Nearest returns, for each query vector, the k nearest episodes of user by
 // cosine distance, nearest first, with the filter applied. The store decides
@@ -528,41 +528,6 @@ func abs(x int64) int64 {
 		return -x
 	}
 	return x
-}
-
-// IndexedTerms returns the analyzed terms stored in the FTS index for each id
-// (user text and reply together), in the order of ids; an id without an FTS
-// row has none.
-func (s *Store) IndexedTerms(ctx context.Context, ids []int64) ([][]string, error) {
-	out := make([][]string, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	// FTS5 keeps a row's columns in its content table (c0, c1, ... by
-	// column); read there by primary key, 60 rows take a tenth less of a
-	// retrieval's fetch than through the virtual table.
-	rows, err := s.query(ctx, `SELECT id, c0 || ' ' || c1 FROM episodes_fts_content WHERE id IN (`+placeholders(len(ids))+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("episode store: indexed terms: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var text string
-		if err := rows.Scan(&id, &text); err != nil {
-			return nil, fmt.Errorf("episode store: indexed terms: %w", err)
-		}
-		for i, want := range ids {
-			if want == id {
-				out[i] = strings.Fields(text)
-			}
-		}
-	}
-	return out, rows.Err()
 }
 
 type rowScanner interface {

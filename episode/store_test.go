@@ -631,7 +631,7 @@ func TestBetweenAndUntil(t *testing.T) {
 	}
 }
 
-func TestDocFreqAndIndexedTerms(t *testing.T) {
+func TestDocFreqAndGetManyTerms(t *testing.T) {
 	s := newStore(t)
 	ids, err := s.Add(ctx, []Episode{ep("a", "昨日ラーメンを食べた", "いいね", day), ep("b", "ラーメン屋", "", day), ep("a", "カレー", "", day)})
 	if err != nil {
@@ -649,25 +649,26 @@ func TestDocFreqAndIndexedTerms(t *testing.T) {
 	if df, total, _ = s.DocFreq(ctx, []string{"ラーメン", "寿司"}); total != 4 || !slices.Equal(df, []int{3, 0}) {
 		t.Fatalf("after an add: DocFreq = %v of %d, want [3 0] of 4", df, total)
 	}
-	terms, err := s.IndexedTerms(ctx, []int64{ids[0], 999})
+	eps, terms, err := s.GetManyTerms(ctx, []int64{ids[0], 999})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(terms[0], "ラーメン") || !slices.Contains(terms[0], "食べる") || terms[1] != nil {
-		t.Fatalf("IndexedTerms = %q", terms)
+	if len(eps) != 1 || eps[0].ID != ids[0] || len(terms) != 1 || !slices.Contains(terms[0], "ラーメン") || !slices.Contains(terms[0], "食べる") {
+		t.Fatalf("GetManyTerms = %v, %q", eps, terms)
 	}
-	// What FTS5 itself holds for each row, user text and reply.
-	all, err := s.IndexedTerms(ctx, ids)
+	// What FTS5 itself holds for each row, user text and reply, in the order asked.
+	order := []int64{ids[2], ids[0], ids[1]}
+	eps, all, err := s.GetManyTerms(ctx, order)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, id := range ids {
+	for i, id := range order {
 		var text string
 		if err := s.DB().QueryRowContext(ctx, `SELECT user_text || ' ' || reply_text FROM episodes_fts WHERE rowid = ?`, id).Scan(&text); err != nil {
 			t.Fatal(err)
 		}
-		if want := strings.Fields(text); !slices.Equal(all[i], want) {
-			t.Errorf("IndexedTerms(%d) = %q, FTS5 holds %q", id, all[i], want)
+		if want := strings.Fields(text); eps[i].ID != id || !slices.Equal(all[i], want) {
+			t.Errorf("GetManyTerms: episode %d with %q, FTS5 holds %d with %q", eps[i].ID, all[i], id, want)
 		}
 	}
 }

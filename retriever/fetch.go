@@ -61,7 +61,13 @@ func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights) (
 	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]termMatch, parts), make([]error, parts)
 	read := func(p int) {
 		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
-		if eps[p], errs[p] = r.store.GetMany(ctx, part); errs[p] != nil {
+		var held [][]string
+		if cover == nil {
+			eps[p], errs[p] = r.store.GetMany(ctx, part)
+		} else {
+			eps[p], held, errs[p] = r.store.GetManyTerms(ctx, part)
+		}
+		if errs[p] != nil {
 			return
 		}
 		grams[p] = make([]ngram.Set, len(eps[p]))
@@ -69,18 +75,6 @@ func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights) (
 			grams[p][i] = r.opts.Rank.Ngrams.Episode(e.UserText, e.ReplyText)
 		}
 		covs[p] = make([]termMatch, len(eps[p]))
-		if cover == nil {
-			return
-		}
-		got := make([]int64, len(eps[p]))
-		for i, e := range eps[p] {
-			got[i] = e.ID
-		}
-		held, err := r.store.IndexedTerms(ctx, got)
-		if err != nil {
-			errs[p] = fmt.Errorf("coverage: %w", err)
-			return
-		}
 		var sc matchScratch
 		for i := range held {
 			covs[p][i] = cover.match(held[i], &sc)
