@@ -394,18 +394,61 @@ func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, e
 		for j, e := range q.picked {
 			res[j] = Result{ID: x.ids[e], Distance: 1 - x.cosine(q.unit, int(e))}
 		}
-		slices.SortFunc(res, func(a, b Result) int {
-			if a.Distance != b.Distance {
-				if a.Distance < b.Distance {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Compare(a.ID, b.ID)
-		})
-		out[slot[n]] = res[:min(k, len(res))]
+		out[slot[n]] = nearest(res, k)
 	}
 	return out, nil
+}
+
+// nearest returns the k nearest of res, nearest first, ties by id (res is
+// reordered): the k are kept in a heap with the farthest on top, and only
+// they are sorted.
+func nearest(res []Result, k int) []Result {
+	if k < len(res) {
+		h := res[:k]
+		for i := k/2 - 1; i >= 0; i-- {
+			siftFarthest(h, i)
+		}
+		for _, r := range res[k:] {
+			if closer(r, h[0]) {
+				h[0] = r
+				siftFarthest(h, 0)
+			}
+		}
+		res = h
+	}
+	slices.SortFunc(res, func(a, b Result) int {
+		if closer(a, b) {
+			return -1
+		}
+		if closer(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return res
+}
+
+// closer orders results by distance, then id.
+func closer(a, b Result) bool {
+	return a.Distance < b.Distance || a.Distance == b.Distance && a.ID < b.ID
+}
+
+// siftFarthest restores h's heap order (the farthest on top) below i.
+func siftFarthest(h []Result, i int) {
+	for {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && closer(h[m], h[l]) {
+			m = l
+		}
+		if r < len(h) && closer(h[m], h[r]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 func (x *Index) prepare(v []float32, pool int) *query {

@@ -395,3 +395,26 @@ func TestNeighbors(t *testing.T) {
 	}
 	check()
 }
+
+// TestNearestIsTheSortedHead: the k nearest, picked through a heap, are the
+// first k of all the results sorted by distance and id, equal distances
+// included.
+func TestNearestIsTheSortedHead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{0, 1, 5, 64, 256} {
+		for _, k := range []int{1, 2, 20, 63, 256, 300} {
+			res := make([]Result, n)
+			for i := range res {
+				res[i] = Result{ID: int64(rng.IntN(1000)), Distance: float64(rng.IntN(12)) / 10}
+			}
+			want := slices.Clone(res)
+			slices.SortFunc(want, func(a, b Result) int {
+				return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID))
+			})
+			want = want[:min(k, n)]
+			if got := nearest(slices.Clone(res), k); !slices.Equal(got, want) {
+				t.Fatalf("n %d, k %d:\n got %v\nwant %v", n, k, got, want)
+			}
+		}
+	}
+}
