@@ -374,13 +374,11 @@ func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, e
 		}
 		vp, vn := x.pos[i*w:(i+1)*w], x.neg[i*w:(i+1)*w]
 		for j, q := range prepared {
-			// A code's positive and negative sets are disjoint, so the
-			// agreeing components are one union and the disagreeing ones
-			// another: two population counts a word instead of four.
-			s := 0
-			qp, qn := q.pos[:len(vp)], q.neg[:len(vp)]
-			for k := range vp {
-				s += bits.OnesCount64(qp[k]&vp[k]|qn[k]&vn[k]) - bits.OnesCount64(qp[k]&vn[k]|qn[k]&vp[k])
+			var s int
+			if w == 4 { // 256 dimensions (the hash embedder's): unrolled, no bounds checks
+				s = signScore4((*[4]uint64)(q.pos), (*[4]uint64)(q.neg), (*[4]uint64)(vp), (*[4]uint64)(vn))
+			} else {
+				s = signScore(q.pos, q.neg, vp, vn)
 			}
 			scores[j*n+i] = int16(s)
 			counts[j*span+s+x.dim]++
@@ -449,6 +447,27 @@ func siftFarthest(h []Result, i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// signScore is the agreement of signs of a query (qp, qn) and an entry (vp,
+// vn). A code's positive and negative sets are disjoint, so the agreeing
+// components are one union and the disagreeing ones another: two population
+// counts a word instead of four.
+func signScore(qp, qn, vp, vn []uint64) int {
+	s := 0
+	qp, qn = qp[:len(vp)], qn[:len(vp)]
+	for k := range vp {
+		s += bits.OnesCount64(qp[k]&vp[k]|qn[k]&vn[k]) - bits.OnesCount64(qp[k]&vn[k]|qn[k]&vp[k])
+	}
+	return s
+}
+
+// signScore4 is signScore of four words, unrolled.
+func signScore4(qp, qn, vp, vn *[4]uint64) int {
+	return bits.OnesCount64(qp[0]&vp[0]|qn[0]&vn[0]) - bits.OnesCount64(qp[0]&vn[0]|qn[0]&vp[0]) +
+		bits.OnesCount64(qp[1]&vp[1]|qn[1]&vn[1]) - bits.OnesCount64(qp[1]&vn[1]|qn[1]&vp[1]) +
+		bits.OnesCount64(qp[2]&vp[2]|qn[2]&vn[2]) - bits.OnesCount64(qp[2]&vn[2]|qn[2]&vp[2]) +
+		bits.OnesCount64(qp[3]&vp[3]|qn[3]&vn[3]) - bits.OnesCount64(qp[3]&vn[3]|qn[3]&vp[3])
 }
 
 func (x *Index) prepare(v []float32, pool int) *query {
