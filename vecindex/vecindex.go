@@ -200,11 +200,14 @@ func (x *Index) Remove(ids ...int64) int {
 	}
 	drop := slices.Clone(ids)
 	slices.Sort(drop)
+	moved := make([]int32, len(x.ids)) // an entry's new place, -1 when removed
 	j := 0
 	for i, id := range x.ids {
 		if _, found := slices.BinarySearch(drop, id); found {
+			moved[i] = -1
 			continue
 		}
+		moved[i] = int32(j)
 		if i != j {
 			x.ids[j], x.attrs[j], x.scale[j] = x.ids[i], x.attrs[i], x.scale[i]
 			copy(x.pos[j*x.words:(j+1)*x.words], x.pos[i*x.words:(i+1)*x.words])
@@ -216,13 +219,16 @@ func (x *Index) Remove(ids ...int64) int {
 	removed := len(x.ids) - j
 	x.ids, x.attrs, x.scale = x.ids[:j], x.attrs[:j], x.scale[:j]
 	x.pos, x.neg, x.q8 = x.pos[:j*x.words], x.neg[:j*x.words], x.q8[:j*x.dim]
-	x.byID, x.byTime = x.byID[:0], x.byTime[:0]
-	for e := range x.ids {
-		x.byID = append(x.byID, int32(e))
-		x.byTime = append(x.byTime, int32(e))
+	// The entries left keep their order in both orders.
+	for _, order := range []*[]int32{&x.byID, &x.byTime} {
+		kept := (*order)[:0]
+		for _, e := range *order {
+			if m := moved[e]; m >= 0 {
+				kept = append(kept, m)
+			}
+		}
+		*order = kept
 	}
-	slices.SortFunc(x.byID, func(a, b int32) int { return cmp.Compare(x.ids[a], x.ids[b]) })
-	slices.SortFunc(x.byTime, x.timeOrder)
 	return removed
 }
 
