@@ -19,17 +19,8 @@ import (
 // conversations, repeated) with the default analyzer and hash embedder;
 // episodes/s is reported.
 func BenchmarkAdd500(b *testing.B) {
-	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms})
 	ctx := context.Background()
-	s, err := episode.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), episode.Options{Embedder: h})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, src := addBenchStore(b)
 	batch := make([]episode.Episode, 500)
 	n := 0
 	b.ResetTimer()
@@ -52,17 +43,8 @@ func BenchmarkAdd500(b *testing.B) {
 // once, as a server's clients write; the Adds waiting together share a
 // commit. episodes/s is reported.
 func BenchmarkAddConcurrent(b *testing.B) {
-	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms})
 	ctx := context.Background()
-	s, err := episode.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), episode.Options{Embedder: h})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, src := addBenchStore(b)
 	var n atomic.Int64
 	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
 	b.RunParallel(func(pb *testing.PB) {
@@ -79,6 +61,23 @@ func BenchmarkAddConcurrent(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(n.Load())/b.Elapsed().Seconds(), "episodes/s")
+}
+
+// addBenchStore opens an empty store with the default analyzer and the hash
+// embedder with word features, closed when b ends, and reads the demo
+// conversations to store in it.
+func addBenchStore(b *testing.B) (*episode.Store, []dataset.Episode) {
+	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, _ := embed.NewHash(embed.HashOptions{Terms: tokenize.Kagome().Terms})
+	s, err := episode.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), episode.Options{Embedder: h})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, src
 }
 
 // BenchmarkReadPath runs the store's per-retrieval reads (a person's count,
