@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omoide/omoide/cmd/internal/localcluster"
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/omoidehttp"
 )
@@ -73,8 +74,8 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer cleanup()
-	c := &benchCluster{dir: dir, tools: *tools, bin: *omoideBin, log: stderr}
-	defer c.stop()
+	c := &benchCluster{dir: dir, tools: *tools, bin: *omoideBin, log: stderr, procs: localcluster.Procs{Dir: dir}}
+	defer c.procs.Stop()
 	f, err := c.run(ctx, *nodes, *people, *each, *queries, *clients)
 	if err != nil {
 		return err
@@ -105,9 +106,10 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 type benchCluster struct {
 	dir, tools, bin string
 	log             io.Writer
-	procs           []*exec.Cmd
+	procs           localcluster.Procs
 	peers           []string // the node list, as the proxy's upstreams
-	proxy, admin    string
+	proxy           localcluster.Proxy
+	proxyAddr       string
 	http            *http.Client
 }
 
@@ -115,79 +117,23 @@ func (c *benchCluster) logf(format string, args ...any) {
 	fmt.Fprintf(c.log, "bench: "+format+"\n", args...)
 }
 
-func (c *benchCluster) stop() {
-	for _, p := range c.procs {
-		if p.ProcessState == nil && p.Process != nil {
-			p.Process.Kill()
-			p.Wait()
-		}
-	}
-}
-
-// start runs a process logging to dir/name.log.
-func (c *benchCluster) start(name string, cmd *exec.Cmd) (*exec.Cmd, error) {
-	logf, err := os.Create(filepath.Join(c.dir, name+".log"))
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	c.procs = append(c.procs, cmd)
-	return cmd, nil
-}
-
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-// waitUp waits for u to answer 200.
-func (c *benchCluster) waitUp(u string) error {
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if resp, err := c.http.Get(u); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("%s never answered", u)
-}
-
 // node starts omoide serve over db with the current list, and its Litestream.
 func (c *benchCluster) node(name, addr, db string) error {
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		return err
 	}
-	serve := exec.Command(c.bin, "serve", "-db", db, "-node", name, "-addr", addr, "-peers", strings.Join(c.peers, " "),
-		"-log-level", "warn", "-checkpoint-wait", "0")
-	serve.Env = append(os.Environ(), "OMOIDE_TOKEN=")
-	if _, err := c.start(name+"-serve", serve); err != nil {
+	if err := c.procs.Start(name+"-serve", localcluster.Serve(c.bin, name, addr, db, c.peers)); err != nil {
 		return err
 	}
-	yml := fmt.Sprintf("dbs:\n  - path: %s\n    monitor-interval: 100ms\n    replicas:\n      - url: file://%s\n        sync-interval: 1s\n",
-		db, filepath.Join(c.dir, name+"-replica"))
-	cfg := filepath.Join(c.dir, name+"-litestream.yml")
-	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+	if _, err := c.procs.Litestream(c.tools, name, db, filepath.Join(c.dir, name+"-replica")); err != nil {
 		return err
 	}
-	if _, err := c.start(name+"-litestream", exec.Command(filepath.Join(c.tools, "litestream"), "replicate", "-config", cfg)); err != nil {
-		return err
-	}
-	return c.waitUp("http://" + addr + "/healthz")
+	return c.waitUp(addr)
 }
 
-// caddyEnv is the proxy's environment for the current list.
-func (c *benchCluster) caddyEnv() []string {
-	host, port, _ := net.SplitHostPort(c.proxy)
-	return append(os.Environ(), "OMOIDE_PROXY_HOST="+host, "OMOIDE_PROXY_PORT="+port, "OMOIDE_PROXY_ADMIN="+c.admin,
-		"OMOIDE_NODES="+strings.Join(c.peers, " "), "HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+// waitUp waits for the server at addr to answer its health check.
+func (c *benchCluster) waitUp(addr string) error {
+	return localcluster.WaitHTTP(c.http, "http://"+addr+"/healthz", time.Minute)
 }
 
 func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, clients int) (clusterFigures, error) {
@@ -199,28 +145,29 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 	var err error
 	addrs := make([]string, nodes+1) // the last one joins later
 	for i := range addrs {
-		if addrs[i], err = freePort(); err != nil {
+		if addrs[i], err = localcluster.FreeAddr(); err != nil {
 			return f, err
 		}
 	}
-	if c.proxy, err = freePort(); err != nil {
+	if c.proxyAddr, err = localcluster.FreeAddr(); err != nil {
 		return f, err
 	}
-	if c.admin, err = freePort(); err != nil {
+	admin, err := localcluster.FreeAddr()
+	if err != nil {
 		return f, err
 	}
+	host, port, _ := net.SplitHostPort(c.proxyAddr)
+	c.proxy = localcluster.Proxy{Tools: c.tools, Config: "deploy/Caddyfile", Home: c.dir, Host: host, Port: port, Admin: admin}
 	c.peers = slices.Clone(addrs[:nodes])
 	for i, a := range c.peers {
 		if err := c.node(fmt.Sprintf("n%d", i+1), a, filepath.Join(c.dir, fmt.Sprintf("n%d", i+1), "memory.db")); err != nil {
 			return f, err
 		}
 	}
-	caddy := exec.Command(filepath.Join(c.tools, "caddy"), "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile")
-	caddy.Env = c.caddyEnv()
-	if _, err := c.start("caddy", caddy); err != nil {
+	if err := c.procs.Start("caddy", c.proxy.Run(c.peers)); err != nil {
 		return f, err
 	}
-	if err := c.waitUp("http://" + c.proxy + "/healthz"); err != nil {
+	if err := c.waitUp(c.proxyAddr); err != nil {
 		return f, err
 	}
 	c.logf("%d nodes and the proxy up", nodes)
@@ -238,7 +185,7 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 	}
 	start := time.Now()
 	if err := parallelDo(clients, users, func(u string) error {
-		return c.do(ctx, c.proxy, http.MethodPost, "/v1/users/"+u+"/episodes", u, byUser[u], nil)
+		return c.do(ctx, c.proxyAddr, http.MethodPost, "/v1/users/"+u+"/episodes", u, byUser[u], nil)
 	}); err != nil {
 		return f, fmt.Errorf("write through the proxy: %w", err)
 	}
@@ -257,14 +204,14 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 		return f, fmt.Errorf("ingest the one node: %v\n%s", err, out)
 	}
 	f.OneNodeIngestSeconds = time.Since(start).Seconds()
-	oneAddr, err := freePort()
+	oneAddr, err := localcluster.FreeAddr()
 	if err != nil {
 		return f, err
 	}
-	if _, err := c.start("one-serve", exec.Command(c.bin, "serve", "-db", one, "-addr", oneAddr, "-log-level", "warn")); err != nil {
+	if err := c.procs.Start("one-serve", exec.Command(c.bin, "serve", "-db", one, "-addr", oneAddr, "-log-level", "warn")); err != nil {
 		return f, err
 	}
-	if err := c.waitUp("http://" + oneAddr + "/healthz"); err != nil {
+	if err := c.waitUp(oneAddr); err != nil {
 		return f, err
 	}
 
@@ -279,7 +226,7 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 		ways := []struct {
 			addr string
 			out  *[]time.Duration
-		}{{c.proxy, &proxy}, {omoidehttp.Owner(c.peers, u), &direct}, {oneAddr, &single}}
+		}{{c.proxyAddr, &proxy}, {omoidehttp.Owner(c.peers, u), &direct}, {oneAddr, &single}}
 		// Rotated: the first way of a person finds their node cold, the
 		// next ones warm; each way takes each place alike.
 		for k := range ways {
@@ -322,7 +269,7 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 			}
 			u := taken[i%len(taken)]
 			var page struct{ Episodes []json.RawMessage }
-			err := c.do(ctx, c.proxy, http.MethodGet, "/v1/users/"+u+"/episodes", u, nil, &page)
+			err := c.do(ctx, c.proxyAddr, http.MethodGet, "/v1/users/"+u+"/episodes", u, nil, &page)
 			f.MoveReads++
 			if err != nil || len(page.Episodes) != each {
 				f.MoveMisses++
@@ -346,9 +293,7 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 		return f, err
 	}
 	f.MoveSeconds = time.Since(start).Seconds()
-	reload := exec.Command(filepath.Join(c.tools, "caddy"), "reload", "--config", "deploy/Caddyfile", "--adapter", "caddyfile", "--address", c.admin)
-	reload.Env = c.caddyEnv()
-	if out, err := reload.CombinedOutput(); err != nil {
+	if out, err := c.proxy.Reload(c.peers).CombinedOutput(); err != nil {
 		return f, fmt.Errorf("caddy reload: %v\n%s", err, out)
 	}
 	if err := moveAll(false); err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omoide/omoide/cmd/internal/localcluster"
 	"github.com/omoide/omoide/dataset"
 )
 
@@ -51,9 +52,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer cleanup()
-	c := &benchCluster{dir: dir, bin: *omoideBin, log: stderr,
+	c := &benchCluster{dir: dir, bin: *omoideBin, log: stderr, procs: localcluster.Procs{Dir: dir},
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * *clients}, Timeout: time.Minute}}
-	defer c.stop()
+	defer c.procs.Stop()
 	if err := c.build(); err != nil {
 		return err
 	}
@@ -70,14 +71,14 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if out, err := exec.Command(c.bin, "ingest", "-db", db, jsonl).CombinedOutput(); err != nil {
 		return fmt.Errorf("ingest: %v\n%s", err, out)
 	}
-	addr, err := freePort()
+	addr, err := localcluster.FreeAddr()
 	if err != nil {
 		return err
 	}
-	if _, err := c.start("serve", exec.Command(c.bin, "serve", "-db", db, "-addr", addr, "-log-level", "warn")); err != nil {
+	if err := c.procs.Start("serve", exec.Command(c.bin, "serve", "-db", db, "-addr", addr, "-log-level", "warn")); err != nil {
 		return err
 	}
-	if err := c.waitUp("http://" + addr + "/healthz"); err != nil {
+	if err := c.waitUp(addr); err != nil {
 		return err
 	}
 	c.logf("%d episodes of %d people stored; %d clients, %.0f%% writes", *n, *people, *clients, 100**writes)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omoide/omoide/cmd/internal/localcluster"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/retriever"
@@ -47,6 +48,7 @@ type cluster struct {
 	peers []string          // the node list a node starts with (serve -peers): who owns whom
 	admin string            // the proxy's admin API address
 	caddy *exec.Cmd
+	procs *localcluster.Procs
 	mu    sync.Mutex
 }
 
@@ -57,32 +59,23 @@ type cnode struct {
 
 func (c *cluster) start(name string, cmd *exec.Cmd) *exec.Cmd {
 	c.t.Helper()
-	logf, err := os.Create(filepath.Join(c.dir, name+".log"))
-	if err != nil {
+	if c.procs == nil {
+		c.procs = &localcluster.Procs{Dir: c.dir}
+		c.t.Cleanup(c.procs.Stop)
+	}
+	if err := c.procs.Start(name, cmd); err != nil {
 		c.t.Fatal(err)
 	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		c.t.Fatalf("start %s: %v", name, err)
-	}
-	c.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-		logf.Close()
-	})
 	return cmd
 }
 
 // freeAddr returns a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := localcluster.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 // node starts omoide serve for name (on addr, or a free address) over db,
@@ -100,20 +93,17 @@ func (c *cluster) node(name, addr, db string) *cnode {
 		n.replica = old.replica
 	}
 	self, _ := os.Executable()
-	n.serve = exec.Command(self, "serve", "-db", db, "-node", name, "-addr", addr, "-log-level", "warn", "-checkpoint-wait", "0",
-		"-peers", strings.Join(c.peers, " "))
-	n.serve.Env = append(os.Environ(), envRunMain+"=1", envToken+"=")
+	n.serve = localcluster.Serve(self, name, addr, db, c.peers)
+	n.serve.Env = append(n.serve.Env, envRunMain+"=1")
 	c.start(name+"-serve", n.serve)
-	if !waitHTTP("http://" + addr + "/healthz") {
-		log, _ := os.ReadFile(filepath.Join(c.dir, name+"-serve.log"))
-		c.t.Fatalf("node %s never answered:\n%s", name, log)
+	if err := localcluster.WaitHTTP(nil, "http://"+addr+"/healthz", 30*time.Second); err != nil {
+		log, _ := os.ReadFile(c.procs.LogPath(name + "-serve"))
+		c.t.Fatalf("node %s: %v\n%s", name, err, log)
 	}
-	n.litestream = exec.Command(filepath.Join(c.tools, "litestream"), "replicate", "-config", filepath.Join(c.dir, name+"-litestream.yml"))
-	yml := fmt.Sprintf("dbs:\n  - path: %s\n    monitor-interval: 100ms\n    replicas:\n      - url: file://%s\n        sync-interval: 1s\n", db, n.replica)
-	if err := os.WriteFile(filepath.Join(c.dir, name+"-litestream.yml"), []byte(yml), 0o644); err != nil {
+	var err error
+	if n.litestream, err = c.procs.Litestream(c.tools, name, db, n.replica); err != nil {
 		c.t.Fatal(err)
 	}
-	c.start(name+"-litestream", n.litestream)
 	c.nodes[name] = n
 	return n
 }
@@ -129,24 +119,22 @@ func (c *cluster) route() {
 	for _, n := range c.nodes {
 		ups = append(ups, n.addr)
 	}
-	host, port, err := net.SplitHostPort(strings.TrimPrefix(c.proxy, "http://"))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	c.caddy = exec.Command(filepath.Join(c.tools, "caddy"), "run", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile")
-	c.caddy.Env = c.caddyEnv(host, port, ups)
+	c.caddy = c.proxyConfig().Run(ups)
 	c.start(fmt.Sprintf("caddy-%d", len(c.nodes)), c.caddy)
 	c.waitRoutes()
 }
 
-// caddyEnv is the proxy's environment: where it listens, its admin API,
-// its upstreams.
-func (c *cluster) caddyEnv(host, port string, ups []string) []string {
+// proxyConfig is Caddy with deploy/Caddyfile, listening at c.proxy.
+func (c *cluster) proxyConfig() localcluster.Proxy {
+	c.t.Helper()
+	host, port, err := net.SplitHostPort(strings.TrimPrefix(c.proxy, "http://"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
 	if c.admin == "" {
 		c.admin = freeAddr(c.t)
 	}
-	return append(os.Environ(), "OMOIDE_PROXY_HOST="+host, "OMOIDE_PROXY_PORT="+port, "OMOIDE_PROXY_ADMIN="+c.admin,
-		"OMOIDE_NODES="+strings.Join(ups, " "), "HOME="+c.dir, "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir)
+	return localcluster.Proxy{Tools: c.tools, Config: "../../deploy/Caddyfile", Home: c.dir, Host: host, Port: port, Admin: c.admin}
 }
 
 // reload gives the running proxy the current nodes through its admin API
@@ -157,10 +145,7 @@ func (c *cluster) reload() {
 	for _, n := range c.nodes {
 		ups = append(ups, n.addr)
 	}
-	host, port, _ := net.SplitHostPort(strings.TrimPrefix(c.proxy, "http://"))
-	cmd := exec.Command(filepath.Join(c.tools, "caddy"), "reload", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile", "--address", c.admin)
-	cmd.Env = c.caddyEnv(host, port, ups)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := c.proxyConfig().Reload(ups).CombinedOutput(); err != nil {
 		c.t.Fatalf("caddy reload: %v\n%s", err, out)
 	}
 	c.waitRoutes()
@@ -185,21 +170,6 @@ func (c *cluster) waitRoutes() {
 		time.Sleep(200 * time.Millisecond)
 	}
 	c.t.Fatalf("the proxy does not route to all %d nodes", len(c.nodes))
-}
-
-// waitHTTP reports whether u answered 200 within 30 s.
-func waitHTTP(u string) bool {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(u); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return true
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
 }
 
 // getAs and postAs are a GET and a POST of the URL u routed as user
