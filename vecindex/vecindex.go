@@ -111,9 +111,6 @@ func New(dim int) (*Index, error) {
 	if dim <= 0 {
 		return nil, fmt.Errorf("vecindex: dimension %d is not positive", dim)
 	}
-	if dim > math.MaxInt16 {
-		return nil, fmt.Errorf("vecindex: dimension %d is above %d", dim, math.MaxInt16)
-	}
 	x := &Index{dim: dim, words: (dim + 63) / 64}
 	x.scratch.New = func() any { return new(scratch) }
 	return x, nil
@@ -279,22 +276,22 @@ type query struct {
 
 // filteredOut is the score of an entry the filter drops: below every real
 // score (at least −dim).
-const filteredOut = math.MinInt16
+const filteredOut = math.MinInt32
 
 // pick keeps the pool best entries of scores (one per entry, the earlier
 // entry first among equal scores), given counts, the number of entries of
 // each score from −dim to dim.
-func (q *query) pick(scores []int16, counts []int32, dim int) {
+func (q *query) pick(scores []int32, counts []int32, dim int) {
 	// The lowest score that enters the pool, and how many of its entries do.
-	need, floor, atFloor := q.pool, int16(-dim), 0
+	need, floor, atFloor := q.pool, int32(-dim), 0
 	for s := len(counts) - 1; s >= 0; s-- {
 		c := int(counts[s])
 		if c >= need {
-			floor, atFloor = int16(s-dim), need
+			floor, atFloor = int32(s-dim), need
 			break
 		}
 		need -= c
-		floor, atFloor = int16(s-dim), c
+		floor, atFloor = int32(s-dim), c
 	}
 	q.picked = make([]int32, 0, q.pool)
 	for i, s := range scores {
@@ -311,13 +308,13 @@ func (q *query) pick(scores []int16, counts []int32, dim int) {
 // scratch holds a search's per-entry scores and its score counts, reused
 // across searches.
 type scratch struct {
-	s []int16
+	s []int32
 	c []int32
 }
 
-func (b *scratch) scores(n int) []int16 {
+func (b *scratch) scores(n int) []int32 {
 	if cap(b.s) < n {
-		b.s = make([]int16, n)
+		b.s = make([]int32, n)
 	}
 	return b.s[:n]
 }
@@ -386,7 +383,7 @@ func (x *Index) Search(qs [][]float32, k int, f Filter, pool int) ([][]Result, e
 			} else {
 				s = signScore(q.pos, q.neg, vp, vn)
 			}
-			scores[j*n+i] = int16(s)
+			scores[j*n+i] = int32(s)
 			counts[j*span+s+x.dim]++
 		}
 	}

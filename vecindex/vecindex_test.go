@@ -209,6 +209,19 @@ func TestBadInput(t *testing.T) {
 	if _, err := New(0); err == nil {
 		t.Fatal("New(0) succeeded")
 	}
+	// No embedder is too wide: a score of 65,536 dimensions fits.
+	wide, err := New(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]float32, 1<<16)
+	for i := range v {
+		v[i] = 1
+	}
+	wide.Add(1, Attrs{}, Quantize(v))
+	if res, err := wide.Search([][]float32{v}, 1, Filter{}, 0); err != nil || len(res[0]) != 1 || res[0][0].Distance > 1e-3 {
+		t.Fatalf("search at 65,536 dimensions: %v, %v", res, err)
+	}
 	x, _ := New(4)
 	if err := x.Add(1, Attrs{}, make([]byte, 7)); err == nil {
 		t.Fatal("short code accepted")
