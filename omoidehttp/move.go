@@ -70,7 +70,6 @@ func (m Mover) Move(ctx context.Context, user string) (int, error) {
 		if rerr := from.Do(context.WithoutCancel(ctx), http.MethodDelete, base+"/hold", holding(held.Token), nil, nil); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("release the hold (it ends by itself at its expiry): %w", rerr))
 		}
-		n = max(n, 0)
 	}
 	return n, err
 }
@@ -82,24 +81,24 @@ func holding(token string) http.Header {
 	return h
 }
 
-// copyAndForget is Move's steps after the hold; n is -1 when it failed
-// before the forget.
+// copyAndForget is Move's steps after the hold; n counts the episodes moved
+// (copied, with Keep), 0 when it failed before the forget.
 func (m Mover) copyAndForget(ctx context.Context, user, token string) (n int, err error) {
 	from, to := m.nodes()
 	base := "/v1/users/" + url.PathEscape(user)
 	recs, err := from.Episodes(ctx, user)
 	if err != nil {
-		return -1, fmt.Errorf("export from the source: %w", err)
+		return 0, fmt.Errorf("export from the source: %w", err)
 	}
 	for start := 0; start < len(recs); start += MaxPage {
 		batch := recs[start:min(start+MaxPage, len(recs))]
 		if err := to.Do(ctx, http.MethodPost, base+"/episodes", nil, batch, nil); err != nil {
-			return -1, fmt.Errorf("import at the destination (episodes %d..%d): %w", start, start+len(batch)-1, err)
+			return 0, fmt.Errorf("import at the destination (episodes %d..%d): %w", start, start+len(batch)-1, err)
 		}
 	}
 	there, err := to.Episodes(ctx, user)
 	if err != nil {
-		return -1, fmt.Errorf("count at the destination: %w", err)
+		return 0, fmt.Errorf("count at the destination: %w", err)
 	}
 	have := make(map[string]bool, len(there))
 	for _, r := range there {
@@ -107,7 +106,7 @@ func (m Mover) copyAndForget(ctx context.Context, user, token string) (n int, er
 	}
 	for _, r := range recs {
 		if !have[r.ID] {
-			return -1, fmt.Errorf("episode %q is not at the destination after the import: the source keeps the person", r.ID)
+			return 0, fmt.Errorf("episode %q is not at the destination after the import: the source keeps the person", r.ID)
 		}
 	}
 	if m.Keep {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	peers := fs.String("peers", "", "move every person of -from whom this node `list` (the proxy's next one, with the destination in it) gives to -to: before the proxy switches")
 	upstream := fs.String("upstream", "", "the destination's entry in -peers (default: the host:port of -to)")
 	keep := fs.Bool("keep", false, "copy and check, but keep the people at the source, held: run again without -keep after the proxy switches, to forget them there")
-	holdFor := fs.Duration("hold", 5*time.Minute, "how long the source refuses a moved person's writes")
+	holdFor := fs.Duration("hold", omoidehttp.DefaultMoveHold, "how long the source refuses a moved person's writes")
 	timeout := fs.Duration("timeout", time.Minute, "bound on each HTTP request")
 	setUsage(fs, "omoide move -from URL -to URL [-users FILE | -proxy URL] [USER ...]", moveDescription+
 		"The bearer token of both nodes, if they have one, is read from "+envToken+".\n\n")
@@ -60,41 +61,53 @@ func runMove(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		people = append(people, more...)
 	}
-	m := omoidehttp.Mover{From: *from, To: *to, Token: os.Getenv(envToken), Hold: *holdFor, HTTP: &http.Client{Timeout: *timeout}, Keep: *keep}
-	if *peers != "" && *from != "" && *to != "" {
+	switch {
+	case *from == "" || *to == "":
+		return fmt.Errorf("%w: -from and -to are required", errUsage)
+	case strings.TrimRight(*from, "/") == strings.TrimRight(*to, "/"):
+		return fmt.Errorf("%w: -from and -to are the same node", errUsage)
+	case *holdFor <= 0 || *holdFor > omoidehttp.MaxHold:
+		return fmt.Errorf("%w: -hold %s: want more than 0 and at most %s", errUsage, *holdFor, omoidehttp.MaxHold)
+	}
+	if *peers != "" {
 		if *upstream == "" {
 			*upstream = strings.TrimPrefix(strings.TrimPrefix(strings.TrimRight(*to, "/"), "http://"), "https://")
 		}
+		if err := omoidehttp.CheckPeers(nodeList(*peers), *upstream); err != nil {
+			return fmt.Errorf("%w: -peers: %v", errUsage, err)
+		}
+	}
+	m := omoidehttp.Mover{From: *from, To: *to, Token: os.Getenv(envToken), Hold: *holdFor, HTTP: &http.Client{Timeout: *timeout}, Keep: *keep}
+	if *peers != "" {
 		owned, err := m.OwnedBy(ctx, nodeList(*peers), *upstream)
 		if err != nil {
-			return fmt.Errorf("%w: -peers: %v", errUsage, err)
+			return fmt.Errorf("-peers: %w", err)
 		}
 		if people = append(people, owned...); len(people) == 0 {
 			fmt.Fprintln(stdout, "the list gives none of the source's people to the destination: nothing to move")
 			return nil
 		}
 	}
-	if *proxy != "" && *from != "" && *to != "" {
+	if *proxy != "" {
 		owned, err := m.OwnedByDestination(ctx, *proxy)
 		if err != nil {
 			return err
 		}
-		people = append(people, owned...)
-		if len(people) == 0 {
+		if people = append(people, owned...); len(people) == 0 {
 			fmt.Fprintln(stdout, "the proxy routes none of the source's people to the destination: nothing to move")
 			return nil
 		}
 	}
-	switch {
-	case *from == "" || *to == "":
-		return fmt.Errorf("%w: -from and -to are required", errUsage)
-	case strings.TrimRight(*from, "/") == strings.TrimRight(*to, "/"):
-		return fmt.Errorf("%w: -from and -to are the same node", errUsage)
-	case len(people) == 0:
+	if len(people) == 0 {
 		return fmt.Errorf("%w: no people to move: name them, or give -users", errUsage)
-	case *holdFor <= 0 || *holdFor > omoidehttp.MaxHold:
-		return fmt.Errorf("%w: -hold %s: want more than 0 and at most %s", errUsage, *holdFor, omoidehttp.MaxHold)
 	}
+	// A person named twice (an argument and a list) is moved once.
+	seen := make(map[string]bool, len(people))
+	people = slices.DeleteFunc(people, func(u string) bool {
+		dup := seen[u]
+		seen[u] = true
+		return dup
+	})
 	start, episodes := time.Now(), 0
 	for i, user := range people {
 		n, err := m.Move(ctx, user)

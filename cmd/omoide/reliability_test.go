@@ -840,6 +840,34 @@ func TestMove(t *testing.T) {
 	if got := list(b.base, "line/U1"); len(got) != len(before["line/U1"]) {
 		t.Errorf("after the refused move back, the destination holds %d of %d episodes", len(got), len(before["line/U1"]))
 	}
+	// A person named twice is moved once.
+	if out := mustRun(t, "move", "-from", a.base, "-to", b.base, "kenta", "kenta"); !strings.Contains(out, "moved 1 people, "+fmt.Sprint(len(before["kenta"]))+" episodes") {
+		t.Errorf("kenta named twice: %q", out)
+	}
+}
+
+// TestMoveErrors: a wrong command line is a usage error (exit 2) found
+// before any request; a node that does not answer is a failure (exit 1).
+func TestMoveErrors(t *testing.T) {
+	clearEnv(t)
+	down := "http://127.0.0.1:1"
+	for _, tt := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"-to", down, "ann"}, 2, "-from and -to are required"},
+		{[]string{"-from", down, "-to", down + "/", "ann"}, 2, "the same node"},
+		{[]string{"-from", down, "-to", "http://127.0.0.1:2", "-hold", "0s", "ann"}, 2, "-hold"},
+		{[]string{"-from", down, "-to", "http://127.0.0.1:2", "-peers", "127.0.0.1:3"}, 2, "-peers"},
+		{[]string{"-from", down, "-to", "http://127.0.0.1:2", "-peers", "127.0.0.1:2 127.0.0.1:3"}, 1, "-peers"},
+		{[]string{"-from", down, "-to", "http://127.0.0.1:2"}, 2, "no people to move"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"move"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(errOut, tt.says) {
+			t.Errorf("move %q: exit %d, %s; want exit %d saying %q", tt.args, code, errOut, tt.code, tt.says)
+		}
+	}
 }
 
 // TestMoveOwnedThroughProxy: after a node is added, move -proxy moves from
