@@ -11,6 +11,7 @@ import (
 // than maxChars chars becomes the unk token.
 type wordPiece struct {
 	vocab    map[string]int
+	unk      string
 	unkID    int
 	prefix   string
 	maxChars int
@@ -25,7 +26,7 @@ func newWordPiece(vocab map[string]int, unk, prefix string, maxChars int) (*word
 	if maxChars < 0 {
 		return nil, errors.New("WordPiece max_input_chars_per_word is negative")
 	}
-	m := &wordPiece{vocab: vocab, unkID: unkID, prefix: prefix, maxChars: maxChars, maxID: -1}
+	m := &wordPiece{vocab: vocab, unk: unk, unkID: unkID, prefix: prefix, maxChars: maxChars, maxID: -1}
 	for _, id := range vocab {
 		if id < 0 {
 			return nil, fmt.Errorf("WordPiece vocab has a negative id %d", id)
@@ -41,14 +42,7 @@ func (m *wordPiece) maxTokenID() int { return m.maxID }
 
 func (m *wordPiece) vocabIDs() map[string]int { return m.vocab }
 
-func (m *wordPiece) unkToken() (string, int, bool) {
-	for t, id := range m.vocab {
-		if id == m.unkID {
-			return t, id, true
-		}
-	}
-	return "", 0, false
-}
+func (m *wordPiece) unkToken() (string, int, bool) { return m.unk, m.unkID, true }
 
 func (m *wordPiece) tokenID(p string) (int, bool) {
 	id, ok := m.vocab[p]

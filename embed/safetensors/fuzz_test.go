@@ -1,6 +1,8 @@
 package safetensors
 
 import (
+	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
@@ -27,25 +29,17 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var total int64
+		// Each tensor's bytes are the ones its offsets name after the header,
+		// read from the input itself.
+		body := data[8+binary.LittleEndian.Uint64(data):]
 		for _, info := range file.Tensors() {
-			if got, ok := file.Tensor(info.Name); !ok || got.Offsets != info.Offsets {
-				t.Fatalf("Tensor(%q) = %+v, %v", info.Name, got, ok)
-			}
-			total += info.ByteLen()
 			raw, err := file.Raw(info.Name)
-			if err != nil || int64(len(raw)) != info.ByteLen() {
-				t.Fatalf("Raw(%q): %d bytes, %v", info.Name, len(raw), err)
+			if err != nil || !bytes.Equal(raw, body[info.Offsets[0]:info.Offsets[1]]) {
+				t.Fatalf("Raw(%q) = %d bytes, %v; the file has %d there", info.Name, len(raw), err, info.Offsets[1]-info.Offsets[0])
 			}
-			if v, shape, err := file.Float32s(info.Name); err == nil && (len(v) != info.NumElements() || len(shape) != len(info.Shape)) {
-				t.Fatalf("Float32s(%q): %d values, shape %v, want %d, %v", info.Name, len(v), shape, info.NumElements(), info.Shape)
-			}
-			if v, _, err := file.Int64s(info.Name); err == nil && len(v) != info.NumElements() {
-				t.Fatalf("Int64s(%q): %d values, want %d", info.Name, len(v), info.NumElements())
-			}
-		}
-		if total > int64(len(data)) {
-			t.Fatalf("tensors claim %d bytes of a %d-byte file", total, len(data))
+			// Decoding may refuse a dtype, never panic.
+			file.Float32s(info.Name)
+			file.Int64s(info.Name)
 		}
 		_ = file.Metadata()
 	})
