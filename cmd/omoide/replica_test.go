@@ -172,6 +172,9 @@ dbs:
 	took := waitFor("no replica file holds the forgotten person", 2*bound, func() bool {
 		return len(replicaHolds(t, secrets, replica, local)) == 0
 	})
+	if _, err := os.Stat(local); err != nil {
+		t.Errorf("Litestream's local files %s: %v; that none holds the person proves nothing", local, err)
+	}
 	t.Logf("the forgotten person left the replica %s after the forget (bound: retention %s + 3 x snapshot interval %s = %s)",
 		time.Since(forgot).Round(100*time.Millisecond), retention, interval, bound)
 	if took > bound+2*time.Second { // two seconds for a loaded machine
