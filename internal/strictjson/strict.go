@@ -1,7 +1,10 @@
 // Package strictjson decodes JSON as omoide reads every input: one value,
 // no unknown field, nothing after it, and text that is UTF-8 with no lone
 // surrogate escape (encoding/json would replace either with U+FFFD, and two
-// people whose names differ only there would become one).
+// people whose names differ only there would become one). A UTF-8 byte
+// order mark that opens the input, which Windows editors and PowerShell
+// write, is skipped (RFC 8259 lets a parser ignore it); one anywhere else
+// outside a string is an error that names it.
 package strictjson
 
 import (
@@ -15,7 +18,8 @@ import (
 )
 
 // Decode decodes exactly one JSON value from r into v, rejecting
-// text that is not UTF-8 (CheckText), unknown fields and trailing data.
+// text that is not UTF-8 (CheckText), unknown fields and trailing data. A
+// byte order mark at the start of r is skipped.
 func Decode(r io.Reader, v any) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -110,10 +114,28 @@ func decodeJSON(r io.Reader, v any) error {
 	return nil
 }
 
-// DecodeBytes is Decode over a byte slice.
+// DecodeBytes is Decode over a byte slice: a byte order mark at the start
+// of b is skipped. ReadRecords of package episode gives it each line of a
+// JSON Lines file, so a file that opens with one (and a line of another
+// file appended to it) is read.
 func DecodeBytes(b []byte, v any) error {
 	if err := CheckText(b); err != nil {
 		return err
 	}
-	return decodeJSON(bytes.NewReader(b), v)
+	body, skipped := bytes.CutPrefix(b, bom)
+	err := decodeJSON(bytes.NewReader(body), v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// The offset counts the bytes read, the bad one included.
+		if at := int(se.Offset) - 1; at >= 0 && bytes.HasPrefix(body[at:], bom) {
+			if skipped {
+				at += len(bom)
+			}
+			return fmt.Errorf("a byte order mark (U+FEFF) at byte %d: only one at the very start of the input is skipped; remove it", at)
+		}
+	}
+	return err
 }
+
+// bom is U+FEFF in UTF-8, the byte order mark some editors write first.
+var bom = []byte("\ufeff")

@@ -21,12 +21,26 @@ func TestDecodeRefuses(t *testing.T) {
 		{`{"b": 1}`, "unknown field"},
 		{`{"a": "x"} {}`, "after the JSON value"},
 		{``, "empty input"},
+		// A byte order mark opening the input is skipped, as many tools
+		// write one; anywhere else it is named, not read as 'ï'.
+		{"\ufeff{\"a\": \"x\"}", ""},
+		{"\ufeff", "empty input"},
+		{"\ufeff\ufeff{\"a\": \"x\"}", "byte order mark (U+FEFF) at byte 3"},
+		{" \ufeff{\"a\": \"x\"}", "byte order mark (U+FEFF) at byte 1"},
+		{"{\"a\": \ufeff\"x\"}", "byte order mark (U+FEFF) at byte 6"},
+		{"\ufeff{\"a\": \ufeff\"x\"}", "byte order mark (U+FEFF) at byte 9"},
+		{"{\"a\": \"x\"}\ufeff", "byte order mark (U+FEFF) at byte 10"},
+		{"{\"a\": \"\ufeffx\"}", ""}, // inside a string it is a character
 	}
 	for _, c := range cases {
 		var got v
 		err := DecodeBytes([]byte(c.in), &got)
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%q: err %v, want %q", c.in, err, c.err)
+		}
+		var fromReader v
+		if rerr := Decode(strings.NewReader(c.in), &fromReader); (rerr == nil) != (err == nil) || fromReader != got {
+			t.Errorf("%q: Decode gives %v, %+v; DecodeBytes %v, %+v", c.in, rerr, fromReader, err, got)
 		}
 	}
 }
