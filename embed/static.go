@@ -80,9 +80,27 @@ func LoadStatic(dir string, opts StaticOptions) (*Static, error) {
 	return s, nil
 }
 
+// ErrDim is wrapped by LoadStatic's error for a StaticOptions.Dim the model
+// cannot give (negative, more than the model has, or fewer when it was not
+// trained to be cut): an error in what was asked of the model, not in the
+// model.
+var ErrDim = errors.New("dimension")
+
 func loadStatic(dir string, opts StaticOptions) (*Static, error) {
 	if opts.Dim < 0 {
-		return nil, fmt.Errorf("dimension %d: want 0 (all) or more", opts.Dim)
+		return nil, fmt.Errorf("%w %d: want 0 (all) or more", ErrDim, opts.Dim)
+	}
+	// A folder that is not there is named in the system's words, not taken
+	// for a folder without a model.
+	switch fi, err := os.Stat(dir); {
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err // LoadStatic names dir
+		}
+		return nil, err
+	case !fi.IsDir():
+		return nil, errors.New("is a file, not the model's folder")
 	}
 	s := &Static{unk: -1}
 	var tensorPath, tokPath, tableName string
@@ -129,16 +147,16 @@ func loadStatic(dir string, opts StaticOptions) (*Static, error) {
 		return nil, err
 	}
 	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 {
-		return nil, fmt.Errorf("tensor %q has shape %v, want [rows, dimensions]", tableName, shape)
+		return nil, fmt.Errorf("%s: tensor %q has shape %v, want [rows, dimensions]", tensorPath, tableName, shape)
 	}
 	rows, full := shape[0], shape[1]
 	s.dim = full
 	if opts.Dim > 0 && opts.Dim != full {
 		if opts.Dim > full {
-			return nil, fmt.Errorf("dimension %d: the model has %d", opts.Dim, full)
+			return nil, fmt.Errorf("%w %d: the model has %d", ErrDim, opts.Dim, full)
 		}
 		if !truncatable(dir, s.layout, cfg.ApplyPCA) {
-			return nil, fmt.Errorf("dimension %d: the model does not say it was trained to be truncated (Matryoshka in its README.md, or model2vec's apply_pca)", opts.Dim)
+			return nil, fmt.Errorf("%w %d: the model does not say it was trained to be truncated (Matryoshka in its README.md, or model2vec's apply_pca)", ErrDim, opts.Dim)
 		}
 		cut := make([]float32, rows*opts.Dim) // not the whole table's memory
 		for r := range rows {
@@ -150,11 +168,11 @@ func loadStatic(dir string, opts StaticOptions) (*Static, error) {
 	s.table = table
 	vocab := tok.VocabSize()
 	if s.layout == layoutModel2Vec {
-		if err := s.loadModel2Vec(f, rows, vocab); err != nil {
+		if err := s.loadModel2Vec(f, tensorPath, rows, vocab); err != nil {
 			return nil, err
 		}
 	} else if rows < vocab {
-		return nil, fmt.Errorf("tensor %q has %d rows for a vocabulary of %d tokens", tableName, rows, vocab)
+		return nil, fmt.Errorf("%s: tensor %q has %d rows for a vocabulary of %d tokens in %s", tensorPath, tableName, rows, vocab, tokPath)
 	}
 	sum, err := fingerprint(tensorPath, tokPath)
 	if err != nil {
@@ -165,15 +183,16 @@ func loadStatic(dir string, opts StaticOptions) (*Static, error) {
 }
 
 // loadModel2Vec reads what model2vec adds to the table: the weights and the
-// rows of the token ids, its unknown token and its length bounds.
-func (s *Static) loadModel2Vec(f *safetensors.File, rows, vocab int) error {
+// rows of the token ids, its unknown token and its length bounds. path is
+// f's, for the errors.
+func (s *Static) loadModel2Vec(f *safetensors.File, path string, rows, vocab int) error {
 	if _, ok := f.Tensor("weights"); ok {
 		w, shape, err := f.Float32s("weights")
 		if err != nil {
 			return err
 		}
 		if len(shape) != 1 || shape[0] < vocab {
-			return fmt.Errorf("tensor \"weights\" has shape %v for a vocabulary of %d tokens", shape, vocab)
+			return fmt.Errorf("%s: tensor \"weights\" has shape %v for a vocabulary of %d tokens", path, shape, vocab)
 		}
 		s.weights = w
 	}
@@ -183,16 +202,16 @@ func (s *Static) loadModel2Vec(f *safetensors.File, rows, vocab int) error {
 			return err
 		}
 		if len(shape) != 1 || shape[0] < vocab {
-			return fmt.Errorf("tensor \"mapping\" has shape %v for a vocabulary of %d tokens", shape, vocab)
+			return fmt.Errorf("%s: tensor \"mapping\" has shape %v for a vocabulary of %d tokens", path, shape, vocab)
 		}
 		for id, r := range m[:vocab] {
 			if r < 0 || r >= int64(rows) {
-				return fmt.Errorf("tensor \"mapping\" sends token %d to row %d of %d", id, r, rows)
+				return fmt.Errorf("%s: tensor \"mapping\" sends token %d to row %d of %d", path, id, r, rows)
 			}
 		}
 		s.mapping = m
 	} else if rows < vocab {
-		return fmt.Errorf("tensor \"embeddings\" has %d rows for a vocabulary of %d tokens and no mapping", rows, vocab)
+		return fmt.Errorf("%s: tensor \"embeddings\" has %d rows for a vocabulary of %d tokens and no mapping", path, rows, vocab)
 	}
 	// model2vec drops the id of the tokenizer model's unk_token, which a
 	// WordPiece model has and a Unigram model has not.

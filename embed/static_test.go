@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -316,5 +318,68 @@ func TestStaticModel2VecWithModules(t *testing.T) {
 	}
 	if s.Layout() != layoutModel2Vec || s.Identity() != orig.Identity() {
 		t.Errorf("layout %s, identity %v; want model2vec, %v", s.Layout(), s.Identity(), orig.Identity())
+	}
+}
+
+// TestStaticNamesTheFault: a folder that is not there is named in the
+// system's words, a corrupt model by the file that is wrong, and only a
+// dimension the model cannot give wraps ErrDim (the command line's usage
+// error; the others are failures).
+func TestStaticNamesTheFault(t *testing.T) {
+	corrupt := func(name string, edit func(path string) error) func() string {
+		return func() string {
+			dir := t.TempDir()
+			copyDir(t, filepath.Join("testdata", "static", "m2v-en"), dir)
+			if err := edit(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		dir      func() string
+		opts     StaticOptions
+		want     []string // in the error, beside the folder's name
+		notExist bool     // the error is fs.ErrNotExist
+		dim      bool     // the error wraps ErrDim
+	}{
+		{"no such folder", func() string { return filepath.Join(t.TempDir(), "nope") }, StaticOptions{},
+			[]string{"no such file or directory"}, true, false},
+		{"a file", func() string { return filepath.Join("testdata", "static", "m2v-en", "config.json") }, StaticOptions{},
+			[]string{"is a file, not the model's folder"}, false, false},
+		{"a truncated table", corrupt("model.safetensors", func(p string) error { return os.Truncate(p, 1000) }), StaticOptions{},
+			[]string{"model.safetensors", "run past the end"}, false, false},
+		{"an empty table file", corrupt("model.safetensors", func(p string) error { return os.Truncate(p, 0) }), StaticOptions{},
+			[]string{"model.safetensors", "too short"}, false, false},
+		{"a bad tokenizer", corrupt("tokenizer.json", func(p string) error { return os.WriteFile(p, []byte(`{"model":`), 0o644) }), StaticOptions{},
+			[]string{"tokenizer.json", "unexpected end of JSON input"}, false, false},
+		{"more dimensions than the model", func() string { return filepath.Join("testdata", "static", "st-ja") },
+			StaticOptions{Dim: 65}, []string{"dimension 65: the model has 64"}, false, true},
+		{"a cut the model was not trained for", func() string { return filepath.Join("testdata", "static", "m2v-en") },
+			StaticOptions{Dim: 16}, []string{"dimension 16"}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir()
+			_, err := LoadStatic(dir, tc.opts)
+			if err == nil {
+				t.Fatal("LoadStatic succeeded")
+			}
+			msg := err.Error()
+			for _, w := range append(tc.want, dir) {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%v: want %q in it", err, w)
+				}
+			}
+			if strings.Contains(msg, "not a static embedding model") {
+				t.Errorf("%v: says the folder is no model", err)
+			}
+			if got := errors.Is(err, fs.ErrNotExist); got != tc.notExist {
+				t.Errorf("%v: errors.Is(fs.ErrNotExist) = %v, want %v", err, got, tc.notExist)
+			}
+			if got := errors.Is(err, ErrDim); got != tc.dim {
+				t.Errorf("%v: errors.Is(ErrDim) = %v, want %v", err, got, tc.dim)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -134,12 +135,17 @@ func (e *EmbedderFlags) Validate() error {
 // (omoide.NewHashEmbedder) at -dim, an OpenAI-compatible client whose API
 // key is read from the environment variable -key-env names, or the static
 // model in the folder -model (embed.LoadStatic). Call Validate first; an
-// embedder the flags cannot make is a usage error.
+// embedder the flags cannot make is a usage error, but a static model that
+// is not there or cannot be read is a failure (exit status 1), named by the
+// file at fault: only a -dim the model cannot give is a usage error.
 func (e *EmbedderFlags) Embedder() (embed.Embedder, error) {
 	if e.Name == "static" {
 		s, err := embed.LoadStatic(e.Model, embed.StaticOptions{Dim: e.Dim})
+		if errors.Is(err, embed.ErrDim) {
+			return nil, fmt.Errorf("%w: -dim: %v", ErrUsage, err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: -model: %v", ErrUsage, err)
+			return nil, fmt.Errorf("-model: %w", err)
 		}
 		return s, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,5 +116,53 @@ func TestEmbedderFlagsEnvironment(t *testing.T) {
 	}
 	if err := parseEmbedderFlags(t, "-dim", "256").Validate(); err != nil {
 		t.Errorf("-dim overrides a bad OMOIDE_DIM: %v", err)
+	}
+}
+
+// TestStaticEmbedderErrors: a static model that is not there or is corrupt
+// is a failure named by the system's words or the file at fault, not a
+// usage error; a -dim the model cannot give is one.
+func TestStaticEmbedderErrors(t *testing.T) {
+	clearEmbedderEnv(t)
+	models := filepath.Join("..", "..", "..", "embed", "testdata", "static")
+	truncated := t.TempDir()
+	for _, name := range []string{"config.json", "model.safetensors", "tokenizer.json"} {
+		b, err := os.ReadFile(filepath.Join(models, "m2v-en", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "model.safetensors" {
+			b = b[:1000]
+		}
+		if err := os.WriteFile(filepath.Join(truncated, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args  []string
+		want  []string
+		usage bool
+	}{
+		{[]string{"-model", filepath.Join(t.TempDir(), "nope")}, []string{"-model: ", "nope: no such file or directory"}, false},
+		{[]string{"-model", truncated}, []string{"-model: ", filepath.Join(truncated, "model.safetensors"), "run past the end"}, false},
+		{[]string{"-model", filepath.Join(models, "st-ja"), "-dim", "65"}, []string{"-dim: ", "dimension 65: the model has 64"}, true},
+	} {
+		e := parseEmbedderFlags(t, append([]string{"-embedder", "static"}, tc.args...)...)
+		if err := e.Validate(); err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		_, err := e.Embedder()
+		if err == nil {
+			t.Errorf("%q: no error", tc.args)
+			continue
+		}
+		if got := errors.Is(err, ErrUsage); got != tc.usage {
+			t.Errorf("%q: %v: a usage error %v, want %v", tc.args, err, got, tc.usage)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: %v: want %q in it", tc.args, err, w)
+			}
+		}
 	}
 }
