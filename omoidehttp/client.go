@@ -82,7 +82,7 @@ func (c Client) Do(ctx context.Context, method, path string, h http.Header, body
 // proxy that routes people to nodes.
 func As(user string) http.Header {
 	h := http.Header{}
-	h.Set(UserHeader, user)
+	h.Set(UserHeader, EncodeUser(user))
 	return h
 }
 

@@ -34,7 +34,7 @@ func TestClientAndMover(t *testing.T) {
 	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	var recs []episode.Record
 	for i := range omoidehttp.MaxPage + 5 { // two pages
-		recs = append(recs, episode.Record{ID: fmt.Sprint("e", i), User: "haruka/1",
+		recs = append(recs, episode.Record{ID: fmt.Sprint("e", i), User: "haruka 1%",
 			UserText: "話", ReplyText: "うん", OccurredAt: at.Add(time.Duration(i) * time.Minute)})
 	}
 	recs = append(recs, episode.Record{ID: "k1", User: "kenta", UserText: "x", OccurredAt: at})
@@ -42,7 +42,7 @@ func TestClientAndMover(t *testing.T) {
 		t.Fatal(err)
 	}
 	people, err := src.People(ctx)
-	if err != nil || len(people) != 2 || people[0].User != "haruka/1" || people[0].Episodes != omoidehttp.MaxPage+5 {
+	if err != nil || len(people) != 2 || people[0].User != "haruka 1%" || people[0].Episodes != omoidehttp.MaxPage+5 {
 		t.Fatalf("people %v, %v", people, err)
 	}
 	if name, err := src.Node(ctx, nil); err != nil || name != "a" {
@@ -52,14 +52,14 @@ func TestClientAndMover(t *testing.T) {
 		t.Errorf("without the token: %v, want a 401 with the node's message", err)
 	}
 	m := omoidehttp.Mover{From: a, To: b, Token: "tok"}
-	if n, err := m.Move(ctx, "haruka/1"); err != nil || n != omoidehttp.MaxPage+5 {
+	if n, err := m.Move(ctx, "haruka 1%"); err != nil || n != omoidehttp.MaxPage+5 {
 		t.Fatalf("move: %d, %v", n, err)
 	}
-	moved, err := omoidehttp.Client{BaseURL: b, Token: "tok"}.Episodes(ctx, "haruka/1")
+	moved, err := omoidehttp.Client{BaseURL: b, Token: "tok"}.Episodes(ctx, "haruka 1%")
 	if err != nil || len(moved) != omoidehttp.MaxPage+5 {
 		t.Fatalf("at the destination: %d, %v", len(moved), err)
 	}
-	if left, err := src.Episodes(ctx, "haruka/1"); err != nil || len(left) != 0 {
+	if left, err := src.Episodes(ctx, "haruka 1%"); err != nil || len(left) != 0 {
 		t.Errorf("at the source after the move: %d, %v", len(left), err)
 	}
 	if _, err := (omoidehttp.Mover{From: a, To: a + "/"}).Move(ctx, "kenta"); err == nil || !strings.Contains(err.Error(), "same node") {

@@ -14,10 +14,12 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   POST   /v1/episodes    store episodes: a JSON array, or {"episodes": [...]}, of
                          {"user", "user_text", "reply_text", "occurred_at" (RFC 3339; default now),
                           "id" or "external_id" (optional; re-adding the same one is a no-op; without
-                          one, the same content again within 10 minutes is a retry, stored once),
+                          one, the same record again in a later request, occurred_at included, is a
+                          retry, stored once; two records of one request are two episodes),
                           "source", "kind" (episode|fact|summary|loop), "state" (raw|validated|
                           consolidated|archived), "sensitivity" (normal|private|secret) (optional)}
-                         user_text and reply_text together hold at most 16384 bytes (400 beyond)
+                         bounds (400 beyond): user_text and reply_text together 16384 bytes, user
+                         256, id 512, source 128; occurred_at from 1900 to 9999
                          -> {"ids": [store ids, in order], "unsearched": n (of them, how many the
                              default filter does not search: private, secret or archived)}
   POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant", "content"}],
@@ -26,7 +28,7 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                           "with_candidates" (bool), "inject_threshold" (0 to 1; default
                           -inject-threshold), "filter": {"kinds": [...], "states": [...],
                           "max_sensitivity", "max_age_days"} (each field given replaces the
-                          server's; max_sensitivity up to -max-request-sensitivity), "lang" (ja, zh,
+                          server's; max_sensitivity up to what the server returns), "lang" (ja, zh,
                           ko or en: the message's language where its script does not tell, e.g.
                           a Japanese person's Han-only 東京都庁)}
                          -> {"hits": [{"id", "external_id", "user", "user_text", "reply_text",
@@ -46,7 +48,7 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   POST   /v1/users/{user}/episodes (and PUT), /v1/users/{user}/retrieve, /v1/users/{user}/pack
                          the same, the person in the path ("user" may be left out of the body),
                          for a proxy that routes people to nodes without reading bodies
-  DELETE /v1/episodes/{id}                       -> {"deleted": 1, "id"}; 404 when absent
+  DELETE /v1/episodes/{id}  (X-Omoide-User: whose) -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n, "copies": what the copies keep}
   GET    /v1/node        {"node": the -node name}
@@ -58,16 +60,24 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   GET    /healthz        {"ok": true, "node" (-node), "episodes", "users", "fts_rows", "vector_rows",
                           "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}
 
-Path segments are percent-encoded (a user "line/U1" is /v1/users/line%2FU1). The header
-X-Omoide-User names the person of a request whose path does not (POST /v1/episodes, /v1/retrieve,
-/v1/pack, DELETE /v1/episodes/{id}). A request routed as one person by its path or that header is
-refused (400) when its body names another, and DELETE /v1/episodes/{id} finds only that person's
-episode (404). With a token
+A person's name is 1 to 256 bytes of UTF-8 with no white space at either end, no control
+character, not "." or "..", and no "/" or "\" (400 otherwise: a client or proxy would change it).
+Path segments are percent-encoded (a user "a b" is /v1/users/a%20b). The header X-Omoide-User
+names the person of a request whose path does not (POST /v1/episodes, /v1/retrieve, /v1/pack,
+DELETE /v1/episodes/{id}), in one wire form: "%", control and non-ASCII bytes percent-encoded
+in upper-case hex, every other byte as it is (はるか is %E3%81%AF%E3%82%8B%E3%81%8B; an ASCII name
+is itself); any other spelling is a 400 naming the right one, since the proxy routes by the
+header as sent. A request routed as one person by its path or that header is
+refused (400) when its body names another; DELETE /v1/episodes/{id} needs the header (400
+without) and finds only that person's episode (404). With a token
 (-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
 (else 401). Bodies, paths and the header are UTF-8: anything else (Shift_JIS, a lone surrogate
 escape) is a 400, never replaced. With -peers (Config.Peers: the proxy's node list, env
-OMOIDE_NODES) a node answers 421 for a person another node owns, so that no proxy can split a
-person over two nodes. Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413
+OMOIDE_NODES) a node answers 421 to the writes and retrievals of a person another node owns, so
+that no proxy can split a person over two nodes; a person it holds all the same (stored before the
+list) can still be exported, deleted from, forgotten and held for omoide move, and serve says at
+start how many it holds. A retrieval or pack returns episodes up to -max-request-sensitivity
+(normal by default) whatever the preset and the filter. Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413
 body over -max-body; 421 a person another node owns; 500 store or embedder failure; 503 request
 over -timeout.
 `

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/omoide/omoide/episode"
@@ -111,28 +110,30 @@ func (r *rawJSON) UnmarshalJSON(b []byte) error {
 
 func (s *Handler) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
+	if err != nil || id <= 0 || r.PathValue("id")[0] == '+' {
 		return nil, badRequest("episode id %q is not a positive integer", r.PathValue("id"))
 	}
 	user, routed, err := routedUser(r)
 	if err != nil {
 		return nil, err
 	}
-	// Routed as one person: only their episode (ids are never reused, nor
-	// move between people); and a held person's is not deleted.
+	// The person is named: a client that resolves dot segments sends a
+	// person named ".." deleting their episode 18 (/v1/users/../episodes/18)
+	// here, as /v1/episodes/18; without a name it could erase anyone's.
+	if !routed {
+		return nil, badRequest("DELETE /v1/episodes/%d needs the %s header naming whose episode it is", id, UserHeader)
+	}
+	// Only their episode (ids are never reused, nor move between people);
+	// and a held person's is not deleted.
 	e, err := s.mem.Store.Get(r.Context(), id)
-	if errors.Is(err, episode.ErrNotFound) || err == nil && routed && e.User != user {
-		if routed {
-			return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d of user %q", id, user)}
-		}
-		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
+	if errors.Is(err, episode.ErrNotFound) || err == nil && e.User != user {
+		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d of user %q", id, user)}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.owns(e.User); err != nil {
-		return nil, err
-	}
+	// An episode held here is deleted here, whoever owns its person now
+	// (Handler.person): ownership routes, it never keeps an erasure out.
 	if err := s.holds.check(w, r, e.User); err != nil {
 		return nil, err
 	}
@@ -170,9 +171,6 @@ func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, e
 
 func (s *Handler) forgetUser(w http.ResponseWriter, r *http.Request) (any, error) {
 	user := r.PathValue("user")
-	if strings.TrimSpace(user) == "" {
-		return nil, badRequest("user is empty")
-	}
 	if err := s.holds.check(w, r, user); err != nil {
 		return nil, err
 	}
@@ -211,9 +209,6 @@ func pageLimit(q url.Values) (int, error) {
 // reads: ?after=ID (the last page's next) and ?limit=N.
 func (s *Handler) listEpisodes(w http.ResponseWriter, r *http.Request) (any, error) {
 	user := r.PathValue("user")
-	if strings.TrimSpace(user) == "" {
-		return nil, badRequest("user is empty")
-	}
 	q := r.URL.Query()
 	after := int64(0)
 	if v := q.Get("after"); v != "" {
@@ -231,13 +226,35 @@ func (s *Handler) listEpisodes(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
+	full := len(eps) == limit
+	if n := pageCut(eps); n < len(eps) {
+		eps, full = eps[:n], true
+	}
 	recs := make([]episode.Record, len(eps))
 	for i, e := range eps {
 		recs[i] = episode.RecordOf(e)
 	}
 	out := map[string]any{"user": user, "episodes": recs}
-	if len(eps) == limit {
+	if full {
 		out["next"] = eps[len(eps)-1].ID
 	}
 	return out, nil
+}
+
+// MaxPageBytes bounds the text (texts, names, ids, sources) of one page of
+// GET /v1/users/{user}/episodes: a page ends before the episode that would
+// pass it, and always holds one. At MaxPage episodes of up to
+// episode.MaxRecordBytes a page could otherwise be 17 MB.
+const MaxPageBytes = 1 << 20
+
+// pageCut returns how many of eps fit in a page of MaxPageBytes.
+func pageCut(eps []episode.Episode) int {
+	total := 0
+	for i, e := range eps {
+		total += len(e.UserText) + len(e.ReplyText) + len(e.User) + len(e.ExternalID) + len(e.Source)
+		if total > MaxPageBytes && i > 0 {
+			return i
+		}
+	}
+	return len(eps)
 }

@@ -3,7 +3,10 @@ package omoidehttp
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -26,10 +29,13 @@ type Config struct {
 	Token          string        // the bearer token every endpoint but /healthz requires; "" requires none
 	MaxBody        int64         // the request body limit (413 beyond); 0: DefaultMaxBody
 	RequestTimeout time.Duration // the time limit of one request (503 beyond); 0: DefaultRequestTimeout
-	Logger         *slog.Logger  // one line a request (method, path, status, duration); nil logs nothing
+	Logger         *slog.Logger  // one line a request (method, route, status, duration, the person's PersonHash; never a name); nil logs nothing
 	Node           string        // this node's name, in /healthz and GET /v1/node
-	// MaxRequestSensitivity is the most private level a request's filter
-	// may admit; its zero admits normal episodes only.
+	// MaxRequestSensitivity is the most private level the handler returns
+	// from a retrieval or pack, whatever the preset's filter and the
+	// request's: a request's filter may ask up to it, and a filter that
+	// would admit more (the reference preset's admits secret) is capped to
+	// it. Its zero, as omoide serve's default, returns normal episodes only.
 	MaxRequestSensitivity episode.Sensitivity
 	// Peers is the proxy's node list, each node written as the proxy's
 	// upstreams write it ("127.0.0.1:9001"), and Upstream this node's entry
@@ -50,6 +56,7 @@ type Handler struct {
 	token    [sha256.Size]byte
 	inflight sync.WaitGroup
 	holds    holds // people being moved to another node
+	logKey   [32]byte // PersonHash's key, made by NewHandler
 }
 
 // NewHandler returns the HTTP JSON API over mem. Every endpoint but /healthz
@@ -69,10 +76,11 @@ func NewHandler(mem *omoide.Memory, cfg Config) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Handler{mem: mem, cfg: cfg, mux: http.NewServeMux(), token: sha256.Sum256([]byte(cfg.Token))}
+	rand.Read(s.logKey[:])
 	allowed := map[string][]string{}
 	var paths []string
 	for _, rt := range routeTable() {
-		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(func(w http.ResponseWriter, r *http.Request) (any, error) { return rt.h(s, w, r) }))
+		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt))
 		if allowed[rt.path] == nil {
 			paths = append(paths, rt.path)
 		}
@@ -105,12 +113,15 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.inflight.Done()
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
+	// The log says which route and, by a keyed hash, which person: never a
+	// name (a forget erases the name; the log would keep it).
+	rr := r
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.cfg.Logger.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+			s.cfg.Logger.Error("panic", s.logWho(rr, "method", r.Method, "route", logRoute(rr), "panic", s.scrub(rr, fmt.Sprint(p)))...)
 			if sw.status == 0 {
 				writeError(sw, http.StatusInternalServerError, "internal error")
 			}
@@ -119,8 +130,7 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("duration", time.Since(start)))
+		s.cfg.Logger.Info("request", s.logWho(rr, "method", r.Method, "route", logRoute(rr), "status", status, "duration", time.Since(start))...)
 	}()
 	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
 		sw.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
@@ -129,7 +139,45 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	s.mux.ServeHTTP(sw, r.WithContext(ctx))
+	rr = r.WithContext(ctx)
+	s.mux.ServeHTTP(sw, rr) // sets rr.Pattern
+}
+
+// logRoute is the route of r for the log: its pattern (/v1/users/{user}/pack),
+// never its path, which holds names.
+func logRoute(r *http.Request) string {
+	if r.Pattern == "" || r.Pattern == "/" {
+		return "(no route)"
+	}
+	return r.Pattern
+}
+
+// logWho appends to a log line's attributes who the request was routed as,
+// by a keyed hash (PersonHash), when it names a person.
+func (s *Handler) logWho(r *http.Request, attrs ...any) []any {
+	if user, ok, _ := routedUser(r); ok {
+		attrs = append(attrs, "person", s.PersonHash(user))
+	}
+	return attrs
+}
+
+// PersonHash is how the handler's log names a person: a keyed hash (HMAC-
+// SHA256, 12 hex digits) under a key made when the handler was, so that the
+// lines of one run can be told apart by person while no line holds a name,
+// nor lets one be tested for after the process ends.
+func (s *Handler) PersonHash(user string) string {
+	m := hmac.New(sha256.New, s.logKey[:])
+	m.Write([]byte(user))
+	return hex.EncodeToString(m.Sum(nil)[:6])
+}
+
+// scrub replaces in a log message the name of the person r is routed as by
+// its hash: an error may quote the name.
+func (s *Handler) scrub(r *http.Request, msg string) string {
+	if user, ok, _ := routedUser(r); ok && user != "" {
+		msg = strings.ReplaceAll(msg, user, "person:"+s.PersonHash(user))
+	}
+	return msg
 }
 
 // authorized reports whether r carries the token. Both sides are hashed so
@@ -180,20 +228,19 @@ func badRequest(format string, args ...any) error {
 // errWritten says that a handler wrote its response itself.
 var errWritten = errors.New("response written")
 
-// endpoint adapts a handler that returns its response value or an error.
-func (s *Handler) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, error)) http.Handler {
+// endpoint adapts a handler that returns its response value or an error,
+// after checking the person the request is routed as (person).
+func (s *Handler) endpoint(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := checkRouteText(r); err != nil {
+		if err := checkPathText(r); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		if user, ok, _ := routedUser(r); ok {
-			if err := s.owns(user); err != nil {
-				s.fail(w, r, err)
-				return
-			}
+		if err := s.person(r, rt.reach); err != nil {
+			s.fail(w, r, err)
+			return
 		}
-		v, err := h(w, r)
+		v, err := rt.h(s, w, r)
 		if errors.Is(err, errWritten) {
 			return
 		}
@@ -205,16 +252,38 @@ func (s *Handler) endpoint(h func(w http.ResponseWriter, r *http.Request) (any, 
 	})
 }
 
-// checkRouteText refuses a path segment or UserHeader that is not valid
-// UTF-8: replaced, two people's names would become one.
-func checkRouteText(r *http.Request) error {
-	for _, v := range []struct{ what, val string }{
-		{"the path's user", r.PathValue("user")}, {"the path's external id", r.PathValue("external_id")},
-		{"the " + UserHeader + " header", r.Header.Get(UserHeader)},
-	} {
-		if !utf8.ValidString(v.val) {
-			return badRequest("%s is not valid UTF-8 (percent-encode the UTF-8 bytes of the name)", v.what)
+// person checks the person r is routed as (routedUser), if any: a name by
+// episode.CheckUser's rule, owned by this node (owns). A route that reaches
+// a stored person (reach: export, delete, forget, hold) also takes a person
+// this node holds whatever their name or owner, so that a name stored before
+// the rule, or a person stranded on a node that does not own them, can
+// always be exported, erased and moved.
+func (s *Handler) person(r *http.Request, reach bool) error {
+	user, ok, err := routedUser(r)
+	if err != nil || !ok {
+		return err
+	}
+	strict := episode.CheckUser(user)
+	if reach {
+		n, err := s.mem.Store.Count(r.Context(), user)
+		if err != nil {
+			return err
 		}
+		if n > 0 {
+			return nil
+		}
+	}
+	if strict != nil {
+		return badRequest("%v", strict)
+	}
+	return s.owns(user)
+}
+
+// checkPathText refuses a path's external id that is not valid UTF-8:
+// replaced, two ids would become one (routedUser checks the user).
+func checkPathText(r *http.Request) error {
+	if !utf8.ValidString(r.PathValue("external_id")) {
+		return badRequest("the path's external id is not valid UTF-8 (percent-encode its UTF-8 bytes)")
 	}
 	return nil
 }
@@ -239,7 +308,7 @@ func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusServiceUnavailable, "request cancelled"
 	}
 	if status >= 500 {
-		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", logSafe(err))
+		s.cfg.Logger.Error("request failed", s.logWho(r, "method", r.Method, "route", logRoute(r), "status", status, "error", s.scrub(r, logSafe(err)))...)
 	}
 	writeError(w, status, msg)
 }
@@ -311,19 +380,41 @@ func (s *Handler) readJSON(w http.ResponseWriter, r *http.Request, v any) error 
 const UserHeader = "X-Omoide-User"
 
 // routedUser returns the person a request is routed by: the {user} of its
-// path, else its UserHeader; ok is false when it has neither. A header that
-// names another person than the path is a 400.
+// path, else its UserHeader (in its wire form, DecodeUser); ok is false when
+// it has neither. A header that names another person than the path is a
+// 400, and so is a name that is no stored person's (empty, not UTF-8); the
+// rule for new names is person's.
 func routedUser(r *http.Request) (user string, ok bool, err error) {
 	path, header := r.PathValue("user"), r.Header.Get(UserHeader)
+	if len(r.Header.Values(UserHeader)) > 1 {
+		return "", false, badRequest("the %s header is given %d times: name one person", UserHeader, len(r.Header.Values(UserHeader)))
+	}
+	if header != "" {
+		if header, err = DecodeUser(header); err != nil {
+			return "", false, badRequest("%v", err)
+		}
+	}
 	switch {
 	case path != "" && header != "" && header != path:
 		return "", false, badRequest("the %s header names %q, the path %q", UserHeader, header, path)
 	case path != "":
-		return path, true, nil
+		user = path
 	case header != "":
-		return header, true, nil
+		user = header
+	default:
+		if _, given := r.Header[UserHeader]; given {
+			return "", false, badRequest("the %s header is empty", UserHeader)
+		}
+		return "", false, nil
 	}
-	return "", false, nil
+	if err := episode.CheckStoredUser(user); err != nil {
+		where := "the path's user"
+		if path == "" {
+			where = "the " + UserHeader + " header"
+		}
+		return "", false, badRequest("%s: %v (percent-encode the name's UTF-8 bytes)", where, err)
+	}
+	return user, true, nil
 }
 
 // sameUser returns the person of a body item (what, for errors) given the

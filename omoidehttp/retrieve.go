@@ -2,7 +2,6 @@ package omoidehttp
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/omoide/omoide"
@@ -38,29 +37,35 @@ type filterInput struct {
 	MaxAgeDays     *int                 `json:"max_age_days"`
 }
 
-// filter returns base with f's fields, refusing a sensitivity above max;
-// the request's Validate checks the rest.
-func (f *filterInput) filter(base retriever.Filter, max episode.Sensitivity) (*retriever.Filter, error) {
-	if f == nil {
+// filter returns the filter of a request whose "filter" is f: base (the
+// server's) with f's fields, capped at ceiling, the most private level this
+// server returns. nil when that is base itself. A max_sensitivity asked
+// above the ceiling is a 400; the request's Validate checks the rest.
+func (f *filterInput) filter(base retriever.Filter, ceiling episode.Sensitivity) (*retriever.Filter, error) {
+	if f == nil && base.MaxSensitivity <= ceiling {
 		return nil, nil
 	}
 	out := base
-	if f.Kinds != nil {
-		out.Kinds = f.Kinds
-	}
-	if f.States != nil {
-		out.States = f.States
-	}
-	if f.MaxSensitivity != nil {
-		if *f.MaxSensitivity > max {
-			return nil, badRequest("filter: max_sensitivity %q is above what this server admits, %q (serve -max-request-sensitivity)", *f.MaxSensitivity, max)
+	if f != nil {
+		if f.Kinds != nil {
+			out.Kinds = f.Kinds
 		}
-		out.MaxSensitivity = *f.MaxSensitivity
+		if f.States != nil {
+			out.States = f.States
+		}
+		if f.MaxSensitivity != nil {
+			if *f.MaxSensitivity > ceiling {
+				return nil, badRequest("filter: max_sensitivity %q is above what this server returns, %q", *f.MaxSensitivity, ceiling)
+			}
+			out.MaxSensitivity = *f.MaxSensitivity
+		}
+		if f.MaxAgeDays != nil {
+			out.MaxAgeDays = *f.MaxAgeDays
+		}
 	}
-	if f.MaxAgeDays != nil {
-		out.MaxAgeDays = *f.MaxAgeDays
-	}
-	return &out, nil // Request.Validate checks it
+	// The one ceiling: a preset's or a server's filter admits no more.
+	out.MaxSensitivity = min(out.MaxSensitivity, ceiling)
+	return &out, nil
 }
 
 // packRequest is the body of /v1/pack.
@@ -81,9 +86,9 @@ func (q *retrieveRequest) routed(r *http.Request) error {
 }
 
 // request returns the retrieval q asks for; base is the server's filter,
-// maxSens the most private level a request may admit.
-func (q retrieveRequest) request(base retriever.Filter, maxSens episode.Sensitivity) (retriever.Request, error) {
-	if strings.TrimSpace(q.User) == "" {
+// ceiling the most private level the server returns.
+func (q retrieveRequest) request(base retriever.Filter, ceiling episode.Sensitivity) (retriever.Request, error) {
+	if q.User == "" {
 		return retriever.Request{}, badRequest("user is missing")
 	}
 	recent, err := wire.Messages(q.Recent)
@@ -91,7 +96,7 @@ func (q retrieveRequest) request(base retriever.Filter, maxSens episode.Sensitiv
 		return retriever.Request{}, badRequest("%v", err)
 	}
 	req := retriever.Request{User: q.User, Text: q.Text, Recent: recent, WithCandidates: q.WithCandidates, InjectThreshold: q.InjectThreshold}
-	if req.Filter, err = q.Filter.filter(base, maxSens); err != nil {
+	if req.Filter, err = q.Filter.filter(base, ceiling); err != nil {
 		return retriever.Request{}, err
 	}
 	if req.Lang, err = tokenize.ParseLanguage(q.Lang); err != nil {

@@ -44,7 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	tz := fs.String("tz", "Local", "the people's default time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and /v1/pack dates")
 	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
 	checkpointWait := fs.Duration("checkpoint-wait", episode.DefaultCheckpointWait, "how long a removal's checkpoint waits for readers of the log; 0: no wait (beside Litestream, which always holds one: docs/scale-out.md)")
-	maxReqSens := fs.String("max-request-sensitivity", "private", "the most private `level` a request's \"filter\" may search: normal, private or secret")
+	maxReqSens := fs.String("max-request-sensitivity", "normal", "the most private `level` a retrieval or pack returns, whatever the preset and the request's \"filter\" (which may ask up to it): normal, private or secret")
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	peers := fs.String("peers", os.Getenv(envNodes), "the proxy's node `list`, as its upstreams write them (\"127.0.0.1:9001 127.0.0.1:9002\"; env "+envNodes+", as deploy/Caddyfile reads it): answer 421 for a person another node owns")
 	upstream := fs.String("upstream", "", "this node's entry in -peers (default: -addr)")
@@ -135,8 +135,18 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if tok == "" && !isLoopback(ln.Addr()) {
 		logger.Warn("listening beyond loopback without a token: anyone who can reach this address can read and erase memories")
 	}
+	unowned, err := omoidehttp.Unowned(ctx, mem.Store, peerList, *upstream)
+	if err != nil {
+		ln.Close()
+		mem.Close()
+		return err
+	}
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", sc.db,
-		"embedder", mem.Store.Embedder().Identity().String(), "analyzer", mem.Store.Analyzer().Name(), "auth", tok != "")
+		"embedder", mem.Store.Embedder().Identity().String(), "analyzer", mem.Store.Analyzer().Name(), "auth", tok != "",
+		"returns_up_to", reqSens.String())
+	if unowned > 0 {
+		logger.Warn("this node holds people another node owns: their retrievals and writes go to the owner, which does not hold them; move them there (omoide move -proxy, docs/scale-out.md)", "people", unowned)
+	}
 	if hooks.ready != nil {
 		hooks.ready(ln.Addr())
 	}

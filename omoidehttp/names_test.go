@@ -1,0 +1,381 @@
+package omoidehttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/omoidehttp"
+)
+
+func TestEncodeDecodeUser(t *testing.T) {
+	for _, tc := range []struct{ name, wire string }{
+		{"mika", "mika"}, {"a b", "a b"}, {"50%", "50%25"}, {"はるか", "%E3%81%AF%E3%82%8B%E3%81%8B"},
+		{"김민지", "%EA%B9%80%EB%AF%BC%EC%A7%80"}, {"a+b?c#d&e;f", "a+b?c#d&e;f"}, {"x\x7f", "x%7F"},
+	} {
+		if got := omoidehttp.EncodeUser(tc.name); got != tc.wire {
+			t.Errorf("EncodeUser(%q) = %q, want %q", tc.name, got, tc.wire)
+		}
+		if got, err := omoidehttp.DecodeUser(tc.wire); err != nil || got != tc.name {
+			t.Errorf("DecodeUser(%q) = %q, %v; want %q", tc.wire, got, err, tc.name)
+		}
+	}
+	for _, v := range []string{"はるか", "%e3%81%af%e3%82%8b%e3%81%8b", "%41", "50%", "50%2", "50%zz", "%20mika"} {
+		if got, err := omoidehttp.DecodeUser(v); err == nil {
+			t.Errorf("DecodeUser(%q) = %q: want an error (not the one wire form)", v, got)
+		}
+	}
+}
+
+// node is a live server over a fresh store, with what it logged.
+type node struct {
+	mem *omoide.Memory
+	url string
+	log *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newNode(t *testing.T, path string, mc omoide.Config, cfg omoidehttp.Config) *node {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "n.db")
+	}
+	mc.Path = path
+	mem, err := omoide.Open(context.Background(), mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{mem: mem, log: &syncBuffer{}}
+	cfg.Logger = slog.New(slog.NewTextHandler(n.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := omoidehttp.NewHandler(mem, cfg)
+	srv := httptest.NewServer(h)
+	n.url = srv.URL
+	t.Cleanup(func() { srv.Close(); h.Wait(); mem.Close() })
+	return n
+}
+
+// raw sends a request as written, over TCP, so that no Go client escapes or
+// cleans anything; header values go out byte for byte.
+func (n *node) raw(t *testing.T, method, target string, headers map[string]string, body string) (int, map[string]any) {
+	t.Helper()
+	u, _ := url.Parse(n.url)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\nContent-Length: %d\r\n", method, target, u.Host, len(body))
+	for k, v := range headers {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+	}
+	b.WriteString("\r\n" + body)
+	if _, err := io.WriteString(conn, b.String()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func (n *node) add(t *testing.T, user, ext, text string) int64 {
+	t.Helper()
+	ids, err := n.mem.Store.Add(context.Background(), []episode.Episode{{User: user, ExternalID: ext, UserText: text, ReplyText: "覚えたよ",
+		OccurredAt: time.Date(2026, 2, 20, 10, 0, 0, 0, time.UTC)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids[0]
+}
+
+// TestNamesAtEveryEntry: a name the rule refuses is a 400 at every entry —
+// body, path, header — with the same words, and never reaches the person a
+// client or header parsing would turn it into.
+func TestNamesAtEveryEntry(t *testing.T) {
+	n := newNode(t, "", omoide.Config{}, omoidehttp.Config{})
+	id := n.add(t, "mika", "m1", "ミカの秘密はあおぞらペンギン")
+	long := strings.Repeat("a", episode.MaxUserLen+1)
+	for _, tc := range []struct{ name, path, want string }{
+		{"..", "%2E%2E", "dot segment"},
+		{"mika ", "mika%20", "ends with white space"},
+		{" mika", "%20mika", "begins with white space"},
+		{"a/b", "a%2Fb", "path separator"},
+		{"mi\tka", "mi%09ka", "control character"},
+		{long, long, "longer than 256"},
+	} {
+		body, _ := json.Marshal(map[string]any{"user": tc.name, "text": "ミカの秘密"})
+		code, out := n.raw(t, "POST", "/v1/retrieve", nil, string(body))
+		if code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+			t.Errorf("%q in the body: %d %v, want 400 naming %q", tc.name, code, out, tc.want)
+		}
+		recs, _ := json.Marshal([]map[string]any{{"user": tc.name, "user_text": "x"}})
+		if code, out := n.raw(t, "POST", "/v1/episodes", nil, string(recs)); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+			t.Errorf("%q in a stored record: %d %v, want 400 naming %q", tc.name, code, out, tc.want)
+		}
+		if tc.name != ".." { // Go's mux cleans /v1/users/%2E%2E/... to another path: a redirect, never a person
+			for _, m := range []string{"GET /v1/users/%s/episodes", "DELETE /v1/users/%s", "POST /v1/users/%s/retrieve", "DELETE /v1/users/%s/episodes/m1", "POST /v1/users/%s/hold"} {
+				method, p, _ := strings.Cut(fmt.Sprintf(m, tc.path), " ")
+				b := `{"text":"ミカ"}`
+				if strings.HasSuffix(p, "hold") {
+					b = `{}`
+				}
+				if code, out := n.raw(t, method, p, nil, b); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+					t.Errorf("%q in the path of %s %s: %d %v, want 400 naming %q", tc.name, method, p, code, out, tc.want)
+				}
+			}
+		}
+		if !strings.ContainsAny(tc.name, " \t") { // a header cannot carry these as they are: its parsing trims them
+			if code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser(tc.name)}, `{"text":"ミカの秘密"}`); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+				t.Errorf("%q in the header: %d %v, want 400 naming %q", tc.name, code, out, tc.want)
+			}
+		}
+	}
+	// The header "mika " arrives as "mika" (HTTP trims it): with the body's
+	// "mika " it is a 400, never mika's memory.
+	code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: "mika "}, `{"user":"mika ","text":"ミカの秘密"}`)
+	if code != 400 {
+		t.Errorf(`header "mika " with body "mika ": %d %v, want 400`, code, out)
+	}
+	// A client that resolves /v1/users/../episodes/ID sends /v1/episodes/ID:
+	// without the header naming whose it is, nothing is deleted.
+	for _, target := range []string{fmt.Sprintf("/v1/episodes/%d", id), fmt.Sprintf("/v1/episodes/+%d", id)} {
+		if code, out := n.raw(t, "DELETE", target, nil, ""); code != 400 {
+			t.Errorf("DELETE %s without a person: %d %v, want 400", target, code, out)
+		}
+	}
+	if code, out := n.raw(t, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), map[string]string{omoidehttp.UserHeader: "..."}, ""); code != 404 {
+		t.Errorf("DELETE mika's episode as \"...\": %d %v, want 404", code, out)
+	}
+	if c, _ := n.mem.Store.Count(context.Background(), "mika"); c != 1 {
+		t.Fatalf("mika holds %d episodes after the attempts, want 1", c)
+	}
+	if code, out := n.raw(t, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), map[string]string{omoidehttp.UserHeader: "mika"}, ""); code != 200 {
+		t.Errorf("DELETE as mika: %d %v", code, out)
+	}
+}
+
+// TestHeaderWireForm: a Japanese name travels in the header percent-encoded
+// (what Node's fetch and Python's urllib can send) and reaches the same
+// person as the path; any other spelling is a 400 that names the right one.
+func TestHeaderWireForm(t *testing.T) {
+	n := newNode(t, "", omoide.Config{}, omoidehttp.Config{})
+	n.add(t, "はるか", "h1", "はるかの秘密はあおぞらペンギン")
+	n.add(t, "%E3%81%AF%E3%82%8B%E3%81%8B", "x1", "もう一人の秘密")
+	wire := omoidehttp.EncodeUser("はるか")
+	code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密","recent":[]}`)
+	if code != 200 || !strings.Contains(fmt.Sprint(out["hits"]), "はるかの秘密") || strings.Contains(fmt.Sprint(out["hits"]), "もう一人") {
+		t.Fatalf("はるか by the header's wire form: %d %v", code, out)
+	}
+	if code, out := n.raw(t, "POST", "/v1/users/"+url.PathEscape("はるか")+"/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密","recent":[]}`); code != 200 {
+		t.Errorf("path and header naming はるか each in its form: %d %v", code, out)
+	}
+	for _, v := range []string{"はるか", strings.ToLower(wire)} {
+		code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: v}, `{"text":"秘密","recent":[]}`)
+		if code != 400 || !strings.Contains(fmt.Sprint(out["error"]), wire) {
+			t.Errorf("header %q: %d %v, want 400 naming %s", v, code, out, wire)
+		}
+	}
+	// The person literally named %E3%81%AF… is sent as %25E3…: not はるか.
+	code, out = n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser("%E3%81%AF%E3%82%8B%E3%81%8B")}, `{"text":"秘密","recent":[]}`)
+	if code != 200 || strings.Contains(fmt.Sprint(out["hits"]), "はるかの") {
+		t.Errorf("the person named like an encoding: %d %v", code, out)
+	}
+}
+
+// TestCeiling: what a server returns is capped at MaxRequestSensitivity for
+// every preset and every filter; the zero Config returns normal episodes
+// only, and the error names what the request asked, not a flag.
+func TestCeiling(t *testing.T) {
+	ctx := context.Background()
+	for _, preset := range []string{omoide.PresetReference, omoide.PresetDefault} {
+		n := newNode(t, "", omoide.Config{Preset: preset}, omoidehttp.Config{})
+		_, err := n.mem.Store.Add(ctx, []episode.Episode{
+			{User: "u", UserText: "合言葉はあおぞらペンギン", ReplyText: "秘密だね", Sensitivity: episode.SensitivitySecret, OccurredAt: time.Now().Add(-time.Hour)},
+			{User: "u", UserText: "合言葉の話をした", ReplyText: "ふつうの話", OccurredAt: time.Now().Add(-time.Hour)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, body := range []string{`{"user":"u","text":"合言葉はあおぞらペンギン","recent":[]}`,
+			`{"user":"u","text":"合言葉はあおぞらペンギン","recent":[],"filter":{"kinds":["episode"]}}`,
+			`{"user":"u","text":"合言葉はあおぞらペンギン","recent":[],"filter":{"states":[]}}`} {
+			for _, route := range []string{"/v1/pack", "/v1/retrieve"} {
+				code, out := n.raw(t, "POST", route, nil, body)
+				if code != 200 || strings.Contains(fmt.Sprint(out), "あおぞらペンギン\" ") || strings.Contains(fmt.Sprint(out["hits"]), "秘密だね") {
+					t.Errorf("%s %s %s: %d, holds the secret episode: %v", preset, route, body, code, out)
+				}
+			}
+		}
+		code, out := n.raw(t, "POST", "/v1/pack", nil, `{"user":"u","text":"合言葉","filter":{"max_sensitivity":"private"}}`)
+		if msg := fmt.Sprint(out["error"]); code != 400 || !strings.Contains(msg, `"private"`) || strings.Contains(msg, "-max-request-sensitivity") {
+			t.Errorf("%s: asking private of a zero Config: %d %v, want 400 naming private and no flag", preset, code, out)
+		}
+	}
+}
+
+// TestStranded: a person held by a node that does not own them (stored
+// before its peers were set) can be exported, held, forgotten and moved;
+// their writes and retrievals still answer 421, and Unowned counts them.
+func TestStranded(t *testing.T) {
+	ctx := context.Background()
+	peers := []string{"n1:1", "n2:1"}
+	var theirs string
+	for i := 0; theirs == ""; i++ {
+		if u := fmt.Sprint("p", i); omoidehttp.Owner(peers, u) == "n2:1" {
+			theirs = u
+		}
+	}
+	path := filepath.Join(t.TempDir(), "n1.db")
+	before := newNode(t, path, omoide.Config{}, omoidehttp.Config{})
+	before.add(t, theirs, "1", "猫の話")
+	before.add(t, theirs, "2", "犬の話")
+	n := newNode(t, path, omoide.Config{}, omoidehttp.Config{Peers: peers, Upstream: "n1:1"})
+	if c, err := omoidehttp.Unowned(ctx, n.mem.Store, peers, "n1:1"); err != nil || c != 1 {
+		t.Errorf("Unowned = %d, %v; want 1", c, err)
+	}
+	hdr := map[string]string{omoidehttp.UserHeader: theirs}
+	if code, out := n.raw(t, "POST", "/v1/retrieve", hdr, `{"text":"猫"}`); code != 421 {
+		t.Errorf("retrieve of a stranded person: %d %v, want 421", code, out)
+	}
+	if code, out := n.raw(t, "POST", "/v1/episodes", hdr, `[{"user_text":"x"}]`); code != 421 {
+		t.Errorf("a write of a stranded person: %d %v, want 421", code, out)
+	}
+	if code, out := n.raw(t, "GET", "/v1/users/"+theirs+"/episodes", hdr, ""); code != 200 || len(out["episodes"].([]any)) != 2 {
+		t.Errorf("export of a stranded person: %d %v", code, out)
+	}
+	if code, out := n.raw(t, "DELETE", "/v1/users/"+theirs+"/episodes/2", hdr, ""); code != 200 {
+		t.Errorf("delete of a stranded person's episode: %d %v", code, out)
+	}
+	// The move: to the owner, through the mover (hold, export, forget).
+	owner := newNode(t, "", omoide.Config{}, omoidehttp.Config{Peers: peers, Upstream: "n2:1"})
+	if moved, err := (omoidehttp.Mover{From: n.url, To: owner.url}).Move(ctx, theirs); err != nil || moved != 1 {
+		t.Fatalf("move a stranded person = %d, %v", moved, err)
+	}
+	if c, _ := n.mem.Store.Count(ctx, theirs); c != 0 {
+		t.Errorf("the stranded copy holds %d episodes after the move", c)
+	}
+	if c, _ := owner.mem.Store.Count(ctx, theirs); c != 1 {
+		t.Errorf("the owner holds %d episodes after the move, want 1", c)
+	}
+}
+
+// TestLogHoldsNoName: no line of the request log holds a person's name, in
+// any form, on any route, whatever the status; a line says who by a keyed
+// hash.
+func TestLogHoldsNoName(t *testing.T) {
+	n := newNode(t, "", omoide.Config{}, omoidehttp.Config{Peers: []string{"a:1", "b:1"}, Upstream: "a:1"})
+	names := []string{"はるか", "mika", "王小明"}
+	for _, u := range names {
+		p, h := url.PathEscape(u), map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser(u)}
+		n.raw(t, "POST", "/v1/users/"+p+"/episodes", nil, `[{"user_text":"猫の話"}]`)
+		n.raw(t, "POST", "/v1/users/"+p+"/pack", nil, `{"text":"猫"}`)
+		n.raw(t, "POST", "/v1/retrieve", h, `{"text":"猫"}`)
+		n.raw(t, "GET", "/v1/users/"+p+"/nothing", nil, "")
+		n.raw(t, "DELETE", "/v1/users/"+p, h, "")
+		n.raw(t, "POST", "/v1/users/"+p+"/hold", nil, `{"seconds":60}`)
+		n.raw(t, "POST", "/v1/users/"+p+"/episodes", nil, `[{"user_text":"held"}]`) // 503 or 421: logged as a failure
+	}
+	log := n.log.String()
+	if !strings.Contains(log, "person=") || !strings.Contains(log, "route=") {
+		t.Fatalf("the log says neither route nor person:\n%s", log)
+	}
+	for _, u := range names {
+		for _, form := range []string{u, url.PathEscape(u), omoidehttp.EncodeUser(u), fmt.Sprintf("%q", u)} {
+			if strings.Contains(log, form) {
+				t.Errorf("the log holds %q:\n%s", form, log)
+			}
+		}
+	}
+}
+
+// TestExportPageBounded: a page of GET /v1/users/{user}/episodes holds at
+// most MaxPageBytes of text, and the client's paging still reads every one.
+func TestExportPageBounded(t *testing.T) {
+	ctx := context.Background()
+	n := newNode(t, "", omoide.Config{}, omoidehttp.Config{})
+	var eps []episode.Episode
+	for i := range 150 {
+		eps = append(eps, episode.Episode{User: "u", ExternalID: fmt.Sprint(i), UserText: strings.Repeat("あ", episode.MaxTextBytes/3-10),
+			OccurredAt: time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC)})
+	}
+	if _, err := n.mem.Store.Add(ctx, eps); err != nil {
+		t.Fatal(err)
+	}
+	code, out := n.raw(t, "GET", "/v1/users/u/episodes?limit=1000", nil, "")
+	page := len(out["episodes"].([]any))
+	if code != 200 || page == 0 || page >= 150 || out["next"] == nil || page*episode.MaxTextBytes > 2*omoidehttp.MaxPageBytes {
+		t.Fatalf("a page of 150 episodes of 16 KiB: %d, %d episodes, next %v", code, page, out["next"])
+	}
+	recs, err := omoidehttp.Client{BaseURL: n.url}.Episodes(ctx, "u")
+	if err != nil || len(recs) != 150 {
+		t.Fatalf("Episodes read %d, %v; want 150", len(recs), err)
+	}
+}
+
+// TestLegacyNamesOverHTTP: a store holding names stored before the rule
+// (testdata/stores/legacy-names.db, made by bfcc12a) exports and forgets
+// them over HTTP where a path can carry them, and stores nothing new for
+// them.
+func TestLegacyNamesOverHTTP(t *testing.T) {
+	b, err := os.ReadFile("../testdata/stores/legacy-names.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "legacy.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := newNode(t, path, omoide.Config{}, omoidehttp.Config{})
+	for _, u := range []string{"line/U1", "mika ", " mika", `a\b`, "tab\there"} {
+		p := url.PathEscape(u)
+		if code, out := n.raw(t, "GET", "/v1/users/"+p+"/episodes", nil, ""); code != 200 || len(out["episodes"].([]any)) != 1 {
+			t.Errorf("export %q: %d %v", u, code, out)
+		}
+		if code, out := n.raw(t, "POST", "/v1/users/"+p+"/episodes", nil, `[{"user_text":"new"}]`); code != 400 {
+			t.Errorf("a new episode for %q: %d %v, want 400", u, code, out)
+		}
+		if code, out := n.raw(t, "DELETE", "/v1/users/"+p, nil, ""); code != 200 || out["deleted"] != 1.0 {
+			t.Errorf("forget %q: %d %v", u, code, out)
+		}
+	}
+	if c, _ := n.mem.Store.Count(context.Background(), "mika"); c != 1 {
+		t.Errorf("mika holds %d after the others were forgotten, want 1", c)
+	}
+}
