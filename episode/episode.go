@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -85,23 +86,87 @@ const MaxTextBytes = 16 << 10
 // MaxExternalIDLen is the longest ExternalID accepted, in bytes.
 const MaxExternalIDLen = 512
 
+// MaxSourceLen is the longest Source accepted, in bytes: a source names
+// where an episode came from (chat, reminder, line:group-42), and every
+// retrieval that returns the episode carries it.
+const MaxSourceLen = 128
+
+// MaxRecordBytes bounds one episode as a whole: the sum of the bounds of its
+// texts and names (MaxTextBytes, MaxUserLen, MaxExternalIDLen,
+// MaxSourceLen); the rest of it is numbers and a time.
+const MaxRecordBytes = MaxTextBytes + MaxUserLen + MaxExternalIDLen + MaxSourceLen
+
+// The times an episode may have occurred at: a time outside them is a
+// mistake (the zero time, a unit mixed up), and JSON cannot write a year
+// past 9999.
+var (
+	MinOccurredAt = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxOccurredAt = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
 // DuplicateWindow is how close in time an episode without an ExternalID
 // must be to a stored one of the same person and content (texts, kind,
 // state, sensitivity, source) to be that episode again (a retried request)
 // rather than a new one.
 const DuplicateWindow = 10 * time.Minute
 
-// CheckUser returns an error naming what makes user no person's name: empty,
-// longer than MaxUserLen, or not valid UTF-8 (replaced, two names would be
-// one). Normalize and a retrieval's Request.Validate call it.
+// ErrBadUser is wrapped by the error of a name that is no person's name
+// (CheckUser).
+var ErrBadUser = errors.New("not a person's name")
+
+// CheckUser returns an error, wrapping ErrBadUser, naming what makes user no
+// person's name. The one rule, at every entry (the library, the command
+// line, ingest, and the HTTP body, path and header), so that no client or
+// proxy can turn one person's name into another's or into another route: a
+// name is 1 to MaxUserLen bytes of UTF-8 (replaced, two names would be one),
+// with no white space at either end (an HTTP header drops it), no control
+// character (a header cannot carry one), not "." or ".." (a client resolves
+// them as path segments) and no "/" or "\" (a path separator to clients and
+// proxies).
 func CheckUser(user string) error {
+	if msg := userProblem(user); msg != "" {
+		return fmt.Errorf("%w: user %s", ErrBadUser, msg)
+	}
+	return nil
+}
+
+func userProblem(user string) string {
 	switch {
 	case strings.TrimSpace(user) == "":
-		return errors.New("user is empty")
+		return "is empty"
 	case len(user) > MaxUserLen:
-		return fmt.Errorf("user is %d bytes, longer than %d", len(user), MaxUserLen)
+		return fmt.Sprintf("is %d bytes, longer than %d", len(user), MaxUserLen)
 	case !utf8.ValidString(user):
-		return errors.New("user is not valid UTF-8")
+		return "is not valid UTF-8"
+	case user == "." || user == "..":
+		return fmt.Sprintf("%q is a path's dot segment, which clients resolve", user)
+	case strings.ContainsAny(user, "/\\"):
+		return fmt.Sprintf("%q holds a path separator (/ or \\), which a client or proxy may take as one: use another, such as ':'", user)
+	}
+	if r, _ := utf8.DecodeRuneInString(user); unicode.IsSpace(r) {
+		return fmt.Sprintf("%q begins with white space, which an HTTP header drops", user)
+	}
+	if r, _ := utf8.DecodeLastRuneInString(user); unicode.IsSpace(r) {
+		return fmt.Sprintf("%q ends with white space, which an HTTP header drops", user)
+	}
+	for i, r := range user {
+		if unicode.IsControl(r) {
+			return fmt.Sprintf("holds the control character %U at byte %d", r, i)
+		}
+	}
+	return ""
+}
+
+// CheckStoredUser returns an error for what can never be a stored person's
+// name (empty, or not UTF-8): the test of the reads and erasures (export,
+// forget, look-ups) that must reach a person stored before CheckUser's rule,
+// which "omoide check" names.
+func CheckStoredUser(user string) error {
+	switch {
+	case user == "":
+		return fmt.Errorf("%w: user is empty", ErrBadUser)
+	case !utf8.ValidString(user):
+		return fmt.Errorf("%w: user is not valid UTF-8", ErrBadUser)
 	}
 	return nil
 }
@@ -124,6 +189,8 @@ func (e *Episode) Normalize() error {
 		return errors.New("reply text is not valid UTF-8")
 	case !utf8.ValidString(e.Source):
 		return errors.New("source is not valid UTF-8")
+	case len(e.Source) > MaxSourceLen:
+		return fmt.Errorf("source is %d bytes, longer than %d", len(e.Source), MaxSourceLen)
 	case e.UserText == "" && e.ReplyText == "":
 		return errors.New("episode has neither user text nor reply text")
 	case len(e.UserText)+len(e.ReplyText) > MaxTextBytes:
@@ -131,6 +198,8 @@ func (e *Episode) Normalize() error {
 			ErrTooLong, len(e.UserText)+len(e.ReplyText), MaxTextBytes)
 	case e.OccurredAt.IsZero():
 		return errors.New("occurred_at is not set")
+	case e.OccurredAt.Before(MinOccurredAt) || e.OccurredAt.After(MaxOccurredAt):
+		return fmt.Errorf("occurred_at %s is outside %d to %d", e.OccurredAt.UTC().Format(time.RFC3339), MinOccurredAt.Year(), MaxOccurredAt.Year())
 	case e.Kind < 0:
 		return fmt.Errorf("kind %d is negative", e.Kind)
 	case e.State < StateRaw || e.State > StateArchived:

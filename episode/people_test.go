@@ -11,7 +11,7 @@ import (
 // a forgotten person is gone from the list.
 func TestPeople(t *testing.T) {
 	s := newStore(t)
-	for i, u := range []string{"mio", "haruka", "line/U1"} {
+	for i, u := range []string{"mio", "haruka", "line:U1"} {
 		for j := range i + 1 {
 			if _, err := s.Add(ctx, []Episode{ep(u, fmt.Sprintf("話 %d", j), "", day)}); err != nil {
 				t.Fatal(err)
@@ -19,7 +19,7 @@ func TestPeople(t *testing.T) {
 		}
 	}
 	page1, err := s.People(ctx, "", 2)
-	if err != nil || fmt.Sprint(page1) != "[{haruka 2} {line/U1 3}]" {
+	if err != nil || fmt.Sprint(page1) != "[{haruka 2} {line:U1 3}]" {
 		t.Fatalf("People(\"\", 2) = %v, %v", page1, err)
 	}
 	page2, err := s.People(ctx, page1[1].User, 2)
@@ -29,7 +29,7 @@ func TestPeople(t *testing.T) {
 	if _, err := s.DeleteUser(ctx, "haruka"); err != nil {
 		t.Fatal(err)
 	}
-	if all, err := s.People(ctx, "", 10); err != nil || fmt.Sprint(all) != "[{line/U1 3} {mio 1}]" {
+	if all, err := s.People(ctx, "", 10); err != nil || fmt.Sprint(all) != "[{line:U1 3} {mio 1}]" {
 		t.Errorf("after forgetting haruka: %v, %v", all, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -26,11 +27,35 @@ type Record struct {
 	User        string      `json:"user"`
 	UserText    string      `json:"user_text"`
 	ReplyText   string      `json:"reply_text"`
-	OccurredAt  time.Time   `json:"occurred_at"` // zero: the now of Episode
+	OccurredAt  time.Time   `json:"occurred_at,omitzero"` // zero: the now of Episode
 	Source      string      `json:"source"`
 	Kind        Kind        `json:"kind"`
 	State       State       `json:"state"`
 	Sensitivity Sensitivity `json:"sensitivity"`
+}
+
+// UnmarshalJSON decodes a record strictly (no unknown field), refusing an
+// occurred_at given as the zero time (0001-01-01T00:00:00Z), which would
+// otherwise read as absent and silently become now.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	var v struct {
+		plain
+		OccurredAt *time.Time `json:"occurred_at"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	*r = Record(v.plain)
+	if v.OccurredAt != nil {
+		if v.OccurredAt.IsZero() {
+			return fmt.Errorf("occurred_at %s is the zero time: give the time the exchange happened, or leave occurred_at out for now", v.OccurredAt.Format(time.RFC3339))
+		}
+		r.OccurredAt = *v.OccurredAt
+	}
+	return nil
 }
 
 // ExportIDPrefix names an episode stored without an external id in an
