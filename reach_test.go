@@ -99,8 +99,8 @@ func TestEveryStoredMemoryIsReachable(t *testing.T) {
 	if u, _ := mem.Unsearched(ctx, "nobody"); u.Total() != 0 {
 		t.Fatalf("Unsearched(nobody) = %+v", u)
 	}
-	if _, err := mem.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Filter: &retriever.Filter{MaxSensitivity: 7}}); err == nil || !strings.Contains(err.Error(), "MaxSensitivity") {
-		t.Fatalf("a filter with sensitivity 7: %v, want an error naming MaxSensitivity", err)
+	if _, err := mem.Retrieve(ctx, retriever.Request{User: "haruka", Text: "x", Filter: &retriever.Filter{MaxSensitivity: 7}}); err == nil || !strings.Contains(err.Error(), "sensitivity 7 does not exist: want normal (0)") {
+		t.Fatalf("a filter with sensitivity 7: %v, want an error naming it and the levels that exist", err)
 	}
 }
 

@@ -134,24 +134,46 @@ func (f Filter) episodeFilter() episode.Filter {
 	return episode.Filter{Kinds: f.Kinds, States: f.States, MaxSensitivity: f.MaxSensitivity}
 }
 
+// The kinds, states and sensitivity levels a Filter may name: those that
+// have a name (package episode's).
+var (
+	filterKinds         = []episode.Kind{episode.KindEpisode, episode.KindFact, episode.KindSummary, episode.KindLoop}
+	filterStates        = []episode.State{episode.StateRaw, episode.StateValidated, episode.StateConsolidated, episode.StateArchived}
+	filterSensitivities = []episode.Sensitivity{episode.SensitivityNormal, episode.SensitivityPrivate, episode.SensitivitySecret}
+)
+
 // Validate returns an error naming the first invalid field: a negative age
-// limit, an unknown kind, state or sensitivity.
+// limit, or a kind, state or sensitivity that does not exist, with the
+// values that do (a filter of kind 99 would search nothing, silently). The
+// caller says which filter: "option Filter: ", "filter: ", "-kinds: ".
 func (f Filter) Validate() error {
-	switch {
-	case f.MaxAgeDays < 0:
-		return fmt.Errorf("option Filter.MaxAgeDays is %d, must be >= 0", f.MaxAgeDays)
-	case f.MaxSensitivity < episode.SensitivityNormal || f.MaxSensitivity > episode.SensitivitySecret:
-		return fmt.Errorf("option Filter.MaxSensitivity is %d, want %d to %d (normal to secret)", f.MaxSensitivity, episode.SensitivityNormal, episode.SensitivitySecret)
+	if f.MaxAgeDays < 0 {
+		return fmt.Errorf("max age %d days: want 0 (any age) or more", f.MaxAgeDays)
 	}
-	for _, k := range f.Kinds {
-		if k <= 0 {
-			return fmt.Errorf("option Filter.Kinds holds %d, want a positive kind", k)
-		}
+	if err := checkNamed("sensitivity", []episode.Sensitivity{f.MaxSensitivity}, filterSensitivities); err != nil {
+		return err
 	}
-	for _, st := range f.States {
-		if st < episode.StateRaw || st > episode.StateArchived {
-			return fmt.Errorf("option Filter.States holds %d, want %d to %d (raw to archived)", st, episode.StateRaw, episode.StateArchived)
+	if err := checkNamed("kind", f.Kinds, filterKinds); err != nil {
+		return err
+	}
+	return checkNamed("state", f.States, filterStates)
+}
+
+// checkNamed returns an error naming the first of vs that is none of valid,
+// and the valid ones by name and number; what says what they are.
+func checkNamed[T interface {
+	~int
+	fmt.Stringer
+}](what string, vs, valid []T) error {
+	for _, v := range vs {
+		if slices.Contains(valid, v) {
+			continue
 		}
+		names := make([]string, len(valid))
+		for i, n := range valid {
+			names[i] = fmt.Sprintf("%s (%d)", n, int(n))
+		}
+		return fmt.Errorf("%s %d does not exist: want %s or %s", what, int(v), strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 	return nil
 }
@@ -258,14 +280,14 @@ func (o Options) Validate() error {
 		{"BM25.MaxRows", float64(o.BM25.MaxRows)}, {"BM25.MaxPostings", float64(o.BM25.MaxPostings)},
 		{"BM25.MaxTermShare", o.BM25.MaxTermShare},
 		{"Context.Episodes", float64(o.Context.Episodes)}, {"Context.Messages", float64(o.Context.Messages)},
-		{"Context.SessionGap", float64(o.Context.SessionGap)},
+		{"Context.SessionGap", float64(o.Context.SessionGap)}, {"Filter.MaxAgeDays", float64(o.Filter.MaxAgeDays)},
 	} {
 		if v.val < 0 {
 			return fmt.Errorf("option %s is %v, must be >= 0", v.name, v.val)
 		}
 	}
 	if err := o.Filter.Validate(); err != nil {
-		return err
+		return fmt.Errorf("option Filter: %w", err)
 	}
 	if o.Vector.K == 0 && o.BM25.K == 0 {
 		return errors.New("options Vector.K and BM25.K are both 0: nothing would be searched")

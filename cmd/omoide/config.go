@@ -99,15 +99,26 @@ func (c *storeConfig) validate() error {
 	if c.threshold < 0 || c.threshold > 1 {
 		return fmt.Errorf("%w: -inject-threshold %v: want a probability from 0 to 1", errUsage, c.threshold)
 	}
+	// A number is read as one (exports write names), but one that names
+	// nothing is refused as the library refuses it (Filter.Validate).
 	var err error
-	if c.filterKinds, err = cli.ParseList(c.kinds, episode.ParseKind); err != nil {
+	if c.filterKinds, err = cli.ParseList(c.kinds, episode.ParseKind); err == nil {
+		err = retriever.Filter{Kinds: c.filterKinds}.Validate()
+	}
+	if err != nil {
 		return fmt.Errorf("%w: -kinds: %v", errUsage, err)
 	}
-	if c.filterStates, err = cli.ParseList(c.states, episode.ParseState); err != nil {
+	if c.filterStates, err = cli.ParseList(c.states, episode.ParseState); err == nil {
+		err = retriever.Filter{States: c.filterStates}.Validate()
+	}
+	if err != nil {
 		return fmt.Errorf("%w: -states: %v", errUsage, err)
 	}
 	if c.maxSens != "" {
-		if c.filterSens, err = episode.ParseSensitivity(c.maxSens); err != nil {
+		if c.filterSens, err = episode.ParseSensitivity(c.maxSens); err == nil {
+			err = retriever.Filter{MaxSensitivity: c.filterSens}.Validate()
+		}
+		if err != nil {
 			return fmt.Errorf("%w: -max-sensitivity: %v", errUsage, err)
 		}
 	}
