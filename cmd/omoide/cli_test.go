@@ -580,15 +580,16 @@ func TestRestore(t *testing.T) {
 	if out := mustRun(t, "forget", "-db", db, "-user", "kenta"); !strings.Contains(out, "drops them within 27 h") || !strings.Contains(out, "omoide restore") {
 		t.Errorf("forget does not say what a copy keeps: %q", out)
 	}
+	mustRun(t, "delete", "-db", db, "-external-id", "haruka:r2", "-user", "haruka")
 	out := mustRun(t, "restore", "-db", db, "-from", bak)
-	if !strings.Contains(out, "3 episodes of 1 people; 1 forgotten again (of 1 erasures on record)") {
+	if !strings.Contains(out, "2 episodes of 1 people; 1 people forgotten again, 1 episodes deleted again (of 2 erasures on record)") {
 		t.Errorf("restore: %q", out)
 	}
 	b, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{"kenta", "豚骨", "キャンプ"} {
+	for _, secret := range []string{"kenta", "豚骨", "キャンプ", "腸脛靭帯炎"} {
 		if bytes.Contains(b, []byte(secret)) {
 			t.Errorf("the restored store holds %q", secret)
 		}
@@ -599,6 +600,10 @@ func TestRestore(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "restore", "-db", db); code != 2 || !strings.Contains(errOut, "-from is required") {
 		t.Errorf("restore without -from: exit %d, %q", code, errOut)
+	}
+	notes := writeFile(t, t.TempDir(), "notes.txt", strings.Repeat("not a store\n", 100))
+	if code, _, errOut := runCLI(t, "restore", "-db", db, "-from", notes); code != 1 || !strings.Contains(errOut, notes+" is not an omoide store: not an SQLite database") || strings.Contains(errOut, ".restoring") {
+		t.Errorf("restore from a text file: exit %d, %q", code, errOut)
 	}
 }
 
@@ -626,8 +631,8 @@ func TestStaticEmbedder(t *testing.T) {
 		t.Errorf("retrieve with the hash embedder: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runCLI(t, "retrieve", "-db", db, "-user", "haruka", "-embedder", "static", "-model", t.TempDir(), "ラーメン")
-	if code != 2 || !strings.Contains(errOut, "not a static embedding model") {
-		t.Errorf("a folder without a model: exit %d, stderr %q", code, errOut)
+	if code != 1 || !strings.Contains(errOut, "not a static embedding model") {
+		t.Errorf("a folder without a model (a failure, not a usage error): exit %d, stderr %q", code, errOut)
 	}
 }
 
