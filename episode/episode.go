@@ -125,10 +125,17 @@ var ErrBadUser = errors.New("not a person's name")
 // proxies).
 func CheckUser(user string) error {
 	if msg := userProblem(user); msg != "" {
-		return fmt.Errorf("%w: user %s", ErrBadUser, msg)
+		return userError(msg)
 	}
 	return nil
 }
+
+// userError is a name's problem: "user " and what is wrong, which is
+// ErrBadUser.
+type userError string
+
+func (e userError) Error() string        { return "user " + string(e) }
+func (e userError) Is(target error) bool { return target == ErrBadUser }
 
 func userProblem(user string) string {
 	switch {
@@ -164,9 +171,9 @@ func userProblem(user string) string {
 func CheckStoredUser(user string) error {
 	switch {
 	case user == "":
-		return fmt.Errorf("%w: user is empty", ErrBadUser)
+		return userError("is empty")
 	case !utf8.ValidString(user):
-		return fmt.Errorf("%w: user is not valid UTF-8", ErrBadUser)
+		return userError("is not valid UTF-8")
 	}
 	return nil
 }

@@ -149,7 +149,11 @@ func logRoute(r *http.Request) string {
 	if r.Pattern == "" || r.Pattern == "/" {
 		return "(no route)"
 	}
-	return r.Pattern
+	_, path, _ := strings.Cut(r.Pattern, " ") // "POST /v1/retrieve": the line has the method
+	if path == "" {
+		return r.Pattern
+	}
+	return path
 }
 
 // logWho appends to a log line's attributes who the request was routed as,
@@ -412,7 +416,7 @@ func routedUser(r *http.Request) (user string, ok bool, err error) {
 		if path == "" {
 			where = "the " + UserHeader + " header"
 		}
-		return "", false, badRequest("%s: %v (percent-encode the name's UTF-8 bytes)", where, err)
+		return "", false, badRequest("%s %s (percent-encode the name's UTF-8 bytes)", where, strings.TrimPrefix(err.Error(), "user "))
 	}
 	return user, true, nil
 }

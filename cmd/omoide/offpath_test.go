@@ -69,8 +69,8 @@ func TestCommandLineOffThePath(t *testing.T) {
 
 // TestServeOffThePath: over HTTP, a request sets what a library caller can
 // (the filter within the server's bound, the inject threshold), a retried
-// POST without an id is stored once, and an episode over the bound is a 400
-// naming it.
+// POST without an id is stored once while two equal records of one POST are
+// two episodes, and an episode over the bound is a 400 naming it.
 func TestServeOffThePath(t *testing.T) {
 	ctx := context.Background()
 	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "s.db")})
@@ -88,11 +88,16 @@ func TestServeOffThePath(t *testing.T) {
 	if out := c.expect(200, "POST", "/v1/episodes", eps, false); out["unsearched"] != 2.0 {
 		t.Fatalf("POST answered %v, want unsearched 2", out)
 	}
-	// A retry without an id: the same episode.
-	retry := map[string]any{"user": "haruka", "user_text": "今日も疲れた", "reply_text": "おつかれさま"}
+	// A retry without an id (the same record: time included) is the same
+	// episode; two equal records of one batch are two.
+	retry := map[string]any{"user": "haruka", "user_text": "今日も疲れた", "reply_text": "おつかれさま", "occurred_at": "2026-02-27T21:00:00Z"}
 	first := c.expect(200, "POST", "/v1/episodes", []any{retry}, false)["ids"]
 	if again := c.expect(200, "POST", "/v1/episodes", []any{retry}, false)["ids"]; again.([]any)[0] != first.([]any)[0] {
 		t.Fatalf("a retried POST without an id: ids %v then %v", first, again)
+	}
+	greeting := map[string]any{"user": "haruka", "user_text": "おはよう", "reply_text": "おはよう！", "occurred_at": "2026-02-28T08:00:00Z"}
+	if ids := c.expect(200, "POST", "/v1/episodes", []any{greeting, greeting}, false)["ids"].([]any); len(ids) != 2 || ids[0] == ids[1] {
+		t.Fatalf("two equal records in one POST: ids %v, want two", ids)
 	}
 	big := map[string]any{"user": "haruka", "user_text": strings.Repeat("長", 6000)}
 	if out := c.expect(400, "POST", "/v1/episodes", []any{big}, false); !strings.Contains(out["error"].(string), "more than the 16384 bytes an episode holds") {
@@ -126,7 +131,7 @@ func TestServeOffThePath(t *testing.T) {
 	if out := c.expect(200, "POST", "/v1/pack", ask(q, map[string]any{"recent": []any{}, "filter": map[string]any{"max_sensitivity": "private"}}), false); !found(out, "p1") {
 		t.Errorf("a private episode in a private conversation: %v", out)
 	}
-	if out := c.expect(400, "POST", "/v1/pack", ask(q, map[string]any{"filter": map[string]any{"max_sensitivity": "secret"}}), false); !strings.Contains(out["error"].(string), "-max-request-sensitivity") {
+	if out := c.expect(400, "POST", "/v1/pack", ask(q, map[string]any{"filter": map[string]any{"max_sensitivity": "secret"}}), false); !strings.Contains(out["error"].(string), `above what this server returns, "private"`) {
 		t.Errorf("secret beyond the server's bound: %v", out)
 	}
 	if out := c.expect(200, "POST", "/v1/retrieve", ask("鎌倉の大仏どうだったっけ", map[string]any{"recent": []any{}, "inject_threshold": 1}), false); found(out, "k1") {

@@ -147,7 +147,7 @@ func TestServeIsolation(t *testing.T) {
 	const token = "iso-token"
 	t.Setenv(envToken, token)
 	rs := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "iso.db")}, nil)
-	users := []string{"haruka", "Haruka", "haruka ", "haru%", "haru_a", "u1", "u10", "line/U1", "line/U10", "line",
+	users := []string{"haruka", "Haruka", "haruka.", "haru%", "haru_a", "u1", "u10", "line:U1", "line:U10", "line",
 		"ユーザー", "ﾕｰｻﾞｰ", "caf\u00e9", "cafe\u0301", "ＡＢＣ", "ABC", "مستخدم", "👩‍💻", "a\u200bb", "ab"}
 	secret := func(i int) string { return fmt.Sprintf("zq%02dqz", i) }
 	r := rand.New(rand.NewPCG(6, 21))
@@ -210,9 +210,9 @@ func TestServeIsolation(t *testing.T) {
 	if empty > rounds/2 {
 		t.Fatalf("%d of %d retrievals found nothing: the check is vacuous", empty, rounds)
 	}
-	// Forgetting "line" leaves "line/U1" and "line/U10" whole, and the reverse.
+	// Forgetting "line" leaves "line:U1" and "line:U10" whole, and the reverse.
 	c := apiClient{t: t, base: rs.base, token: token}
-	for _, u := range []string{"line", "line/U1"} {
+	for _, u := range []string{"line", "line:U1"} {
 		before := 0
 		for _, o := range owner {
 			if o == u {
@@ -683,8 +683,8 @@ func TestServeRoutedByPerson(t *testing.T) {
 		}
 		return m
 	}
-	// The person in the path fills the body's; "line/U1" has a slash.
-	if code, out := send("POST", "/v1/users/line%2FU1/episodes", "", []any{ep("", "猫のこむぎが爪とぎを覚えた")}); code != 200 {
+	// The person in the path fills the body's; "line:U1" has a slash.
+	if code, out := send("POST", "/v1/users/line:U1/episodes", "", []any{ep("", "猫のこむぎが爪とぎを覚えた")}); code != 200 {
 		t.Fatalf("POST /v1/users/line%%2FU1/episodes: %d %v", code, out)
 	}
 	if code, out := send("POST", "/v1/episodes", "mio", []any{ep("", "猫の病院に行った")}); code != 200 {
@@ -695,7 +695,7 @@ func TestServeRoutedByPerson(t *testing.T) {
 	}
 	// Later talk, which stands in for a missing conversation (the stored
 	// context), so that the cat episodes are memories.
-	for _, u := range []string{"line%2FU1", "mio"} {
+	for _, u := range []string{"line:U1", "mio"} {
 		var filler []any
 		for i := range 4 {
 			f := ep("", fmt.Sprintf("今日の天気の話 %d", i))
@@ -710,15 +710,15 @@ func TestServeRoutedByPerson(t *testing.T) {
 	for _, tc := range []struct{ method, path, header string }{
 		{"POST", "/v1/users/mio/episodes", ""},
 		{"POST", "/v1/episodes", "mio"},
-		{"POST", "/v1/users/mio/episodes", "line/U1"},
+		{"POST", "/v1/users/mio/episodes", "line:U1"},
 	} {
-		if code, out := send(tc.method, tc.path, tc.header, []any{ep("line/U1", "猫の秘密 zq1qz")}); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "routed") && !strings.Contains(fmt.Sprint(out["error"]), omoidehttp.UserHeader) {
+		if code, out := send(tc.method, tc.path, tc.header, []any{ep("line:U1", "猫の秘密 zq1qz")}); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "routed") && !strings.Contains(fmt.Sprint(out["error"]), omoidehttp.UserHeader) {
 			t.Errorf("%s %s (header %q) with another person's episode: %d %v", tc.method, tc.path, tc.header, code, out)
 		}
 	}
 	// Retrieval by path and by header finds only the routed person's episodes.
 	for _, tc := range []struct{ path, header, user string }{
-		{"/v1/users/line%2FU1/retrieve", "", "line/U1"},
+		{"/v1/users/line:U1/retrieve", "", "line:U1"},
 		{"/v1/users/mio/pack", "", "mio"},
 		{"/v1/retrieve", "mio", "mio"},
 	} {
@@ -733,17 +733,17 @@ func TestServeRoutedByPerson(t *testing.T) {
 			}
 		}
 	}
-	if code, out := send("POST", "/v1/users/mio/retrieve", "", map[string]any{"user": "line/U1", "text": "猫"}); code != 400 {
-		t.Errorf("retrieve routed as mio for line/U1: %d %v", code, out)
+	if code, out := send("POST", "/v1/users/mio/retrieve", "", map[string]any{"user": "line:U1", "text": "猫"}); code != 400 {
+		t.Errorf("retrieve routed as mio for line:U1: %d %v", code, out)
 	}
 	// Delete by id, routed as another person: 404, the episode stays.
-	_, out := send("POST", "/v1/users/line%2FU1/retrieve", "", map[string]any{"text": "爪とぎ", "now": "2025-07-01T00:00:00Z"})
+	_, out := send("POST", "/v1/users/line:U1/retrieve", "", map[string]any{"text": "爪とぎ", "now": "2025-07-01T00:00:00Z"})
 	id := int64(out["hits"].([]any)[0].(map[string]any)["id"].(float64))
 	if code, out := send("DELETE", fmt.Sprintf("/v1/episodes/%d", id), "mio", nil); code != 404 {
 		t.Errorf("DELETE /v1/episodes/%d as mio: %d %v", id, code, out)
 	}
-	if code, out := send("DELETE", fmt.Sprintf("/v1/episodes/%d", id), "line/U1", nil); code != 200 || out["deleted"] != 1.0 {
-		t.Errorf("DELETE /v1/episodes/%d as line/U1: %d %v", id, code, out)
+	if code, out := send("DELETE", fmt.Sprintf("/v1/episodes/%d", id), "line:U1", nil); code != 200 || out["deleted"] != 1.0 {
+		t.Errorf("DELETE /v1/episodes/%d as line:U1: %d %v", id, code, out)
 	}
 }
 
@@ -758,7 +758,7 @@ func TestMove(t *testing.T) {
 	a := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "a.db")}, nil)
 	b := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "b.db")}, nil)
 	client := &http.Client{Timeout: time.Minute}
-	people := []string{"haruka", "line/U1", "kenta"}
+	people := []string{"haruka", "line:U1", "kenta"}
 	for i, u := range people {
 		var batch []map[string]any
 		for j := range 7 + i {
@@ -793,7 +793,7 @@ func TestMove(t *testing.T) {
 	if got := list(a.base, "haruka"); len(got) != len(before["haruka"]) {
 		t.Fatalf("after the failed move the source holds %d of haruka's %d episodes", len(got), len(before["haruka"]))
 	}
-	out := mustRun(t, "move", "-from", a.base, "-to", b.base, "haruka", "line/U1")
+	out := mustRun(t, "move", "-from", a.base, "-to", b.base, "haruka", "line:U1")
 	if !strings.Contains(out, "moved 2 people, 15 episodes") {
 		t.Errorf("move: %q", out)
 	}
@@ -831,14 +831,14 @@ func TestMove(t *testing.T) {
 	}
 	// The same move again finds nothing left to move; moving the person
 	// back waits for the source's hold to end.
-	if out := mustRun(t, "move", "-from", a.base, "-to", b.base, "line/U1"); !strings.Contains(out, "moved 1 people, 0 episodes") {
+	if out := mustRun(t, "move", "-from", a.base, "-to", b.base, "line:U1"); !strings.Contains(out, "moved 1 people, 0 episodes") {
 		t.Errorf("the same move again: %q", out)
 	}
-	if code, _, errOut := runCLI(t, "move", "-from", b.base, "-to", a.base, "line/U1"); code != 1 || !strings.Contains(errOut, "503") {
+	if code, _, errOut := runCLI(t, "move", "-from", b.base, "-to", a.base, "line:U1"); code != 1 || !strings.Contains(errOut, "503") {
 		t.Errorf("move back while held: exit %d, %s", code, errOut)
 	}
-	if got := list(b.base, "line/U1"); len(got) != len(before["line/U1"]) {
-		t.Errorf("after the refused move back, the destination holds %d of %d episodes", len(got), len(before["line/U1"]))
+	if got := list(b.base, "line:U1"); len(got) != len(before["line:U1"]) {
+		t.Errorf("after the refused move back, the destination holds %d of %d episodes", len(got), len(before["line:U1"]))
 	}
 	// A person named twice is moved once.
 	if out := mustRun(t, "move", "-from", a.base, "-to", b.base, "kenta", "kenta"); !strings.Contains(out, "moved 1 people, "+fmt.Sprint(len(before["kenta"]))+" episodes") {
@@ -877,7 +877,7 @@ func TestMoveOwnedThroughProxy(t *testing.T) {
 	a := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "a.db"), "-node", "a"}, nil)
 	b := startServe(t, []string{"-db", filepath.Join(t.TempDir(), "b.db"), "-node", "b"}, nil)
 	client := &http.Client{Timeout: time.Minute}
-	people := []string{"ann", "bob", "bea", "carl", "bo/x"}
+	people := []string{"ann", "bob", "bea", "carl", "bo x"}
 	for _, u := range people {
 		if _, err := postJSON(client, a.base+"/v1/users/"+url.PathEscape(u)+"/episodes", "", []map[string]any{{"user_text": u + "の話"}}, nil); err != nil {
 			t.Fatal(err)

@@ -107,6 +107,7 @@ type apiClient struct {
 	t     *testing.T
 	base  string
 	token string
+	as    string // the X-Omoide-User of every request, when set
 }
 
 // call sends body (a string, or a value to encode) and decodes the JSON
@@ -131,6 +132,9 @@ func (c apiClient) call(method, path string, body any, auth bool) (int, map[stri
 	}
 	if auth {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.as != "" {
+		req.Header.Set(omoidehttp.UserHeader, omoidehttp.EncodeUser(c.as))
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -354,10 +358,13 @@ func TestServeEndToEnd(t *testing.T) {
 
 	// Delete one episode, then forget a person.
 	id := hits[0].Episode.ID
-	if out := c.expect(200, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), nil, true); out["deleted"] != 1.0 {
+	c.expect(400, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), nil, true) // whose: the header says
+	asHaruka := c
+	asHaruka.as = "haruka"
+	if out := asHaruka.expect(200, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), nil, true); out["deleted"] != 1.0 {
 		t.Errorf("delete: %v", out)
 	}
-	c.expect(404, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), nil, true)
+	asHaruka.expect(404, "DELETE", fmt.Sprintf("/v1/episodes/%d", id), nil, true)
 	if out := c.expect(200, "DELETE", "/v1/users/haruka/episodes/h2", nil, true); out["deleted"] != 1.0 {
 		t.Errorf("delete by external id: %v", out)
 	}
@@ -431,9 +438,9 @@ func TestServeEndToEnd(t *testing.T) {
 
 	// The log has each request and none of the secrets or texts.
 	log := logs.String()
-	for _, want := range []string{"method=POST path=/v1/retrieve status=200", "status=401", "status=413", "duration=", "msg=stopped"} {
+	for _, want := range []string{"method=POST route=/v1/retrieve status=200", "status=401", "status=413", "duration=", "msg=stopped"} {
 		if !strings.Contains(log, want) {
-			t.Errorf("log lacks %q", want)
+			t.Errorf("log lacks %q:\n%s", want, log)
 		}
 	}
 	for _, secret := range []string{token, apiKey, marker, "ラーメン", "味噌"} {
@@ -482,7 +489,8 @@ func TestServerErrors(t *testing.T) {
 		{"POST", "/v1/retrieve", `{"user": "u", "text": "x", "tz": "Mars/Olympus"}`, 400, "tz"},
 		{"DELETE", "/v1/episodes/abc", ``, 400, "not a positive integer"},
 		{"DELETE", "/v1/episodes/0", ``, 400, "not a positive integer"},
-		{"DELETE", "/v1/episodes/42", ``, 404, "no episode with id 42"},
+		{"DELETE", "/v1/episodes/+5", ``, 400, "not a positive integer"},
+		{"DELETE", "/v1/episodes/42", ``, 400, "needs the X-Omoide-User header"},
 		{"DELETE", "/v1/users/u/episodes/nope", ``, 404, "has external id"},
 		{"GET", "/v1/episodes", ``, 405, "allowed: POST"},
 		{"PUT", "/v1/users/u", ``, 405, "allowed: DELETE"},
@@ -513,9 +521,9 @@ func TestServerErrors(t *testing.T) {
 		t.Errorf("stored %+v, %v; want the one episode, at about now", eps, err)
 	}
 
-	// Path segments are percent-encoded: a user and an external id with "/".
+	// Path segments are percent-encoded: a user with a space and an external id with "/".
 	rec = httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/episodes", strings.NewReader(`[{"user": "line/U1", "external_id": "a/b c", "user_text": "t"}]`)))
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/episodes", strings.NewReader(`[{"user": "line:U 1", "external_id": "a/b c", "user_text": "t"}]`)))
 	if rec.Code != 200 {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
@@ -523,9 +531,9 @@ func TestServerErrors(t *testing.T) {
 		path   string
 		status int
 	}{
-		{"/v1/users/line%2FU1/episodes/a%2Fb%20c", 200},
-		{"/v1/users/line%2FU1/episodes/a%2Fb%20c", 404},
-		{"/v1/users/line%2FU1", 200},
+		{"/v1/users/line:U%201/episodes/a%2Fb%20c", 200},
+		{"/v1/users/line:U%201/episodes/a%2Fb%20c", 404},
+		{"/v1/users/line:U%201", 200},
 	} {
 		rec = httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("DELETE", step.path, nil))
