@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -234,15 +235,26 @@ type LanguageReader interface {
 // bigrams (東京 京都 都庁).
 func (a cjkAnalyzer) ForLanguage(lang Language) Analyzer { return CJKFor(lang) }
 
-// ParseLanguage reads a language hint: a BCP 47 tag whose primary subtag is
-// ja, zh, ko or en ("ja-JP", "zh-Hant"); en, and "", are Other.
+// LanguagePattern is the regular expression (in the syntax Go's regexp and
+// JSON Schema share) of what ParseLanguage accepts: "", or a BCP 47 tag
+// whose primary subtag is ja, zh, ko or en in any case (BCP 47 tags are
+// case-insensitive), each further subtag 1 to 8 ASCII letters or digits.
+// The API description (docs/openapi.json) gives it as "lang"'s pattern.
+const LanguagePattern = `^(?:(?:[Jj][Aa]|[Zz][Hh]|[Kk][Oo]|[Ee][Nn])(?:-[0-9A-Za-z]{1,8})*)?$`
+
+var languageRE = regexp.MustCompile(LanguagePattern)
+
+// ParseLanguage reads a language hint: "" or a BCP 47 tag whose primary
+// subtag is ja, zh, ko or en ("ja-JP", "zh-Hant", "JA"), exactly what
+// LanguagePattern matches (no surrounding space); en, and "", are Other.
 func ParseLanguage(tag string) (Language, error) {
-	primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+	if !languageRE.MatchString(tag) {
+		return Other, fmt.Errorf("language %q: want ja, zh, ko or en (a BCP 47 tag such as ja-JP)", tag)
+	}
+	primary, _, _ := strings.Cut(strings.ToLower(tag), "-")
 	switch Language(primary) {
 	case Japanese, Chinese, Korean:
 		return Language(primary), nil
-	case "en", "":
-		return Other, nil
 	}
-	return Other, fmt.Errorf("language %q: want ja, zh, ko or en (a BCP 47 tag such as ja-JP)", tag)
+	return Other, nil
 }
