@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/tokenize"
 )
 
 // OpenAPI returns the OpenAPI 3.1 description of the API, made from the
@@ -29,13 +32,11 @@ func buildOpenAPI() []byte {
 	paths := map[string]map[string]any{}
 	pathParam := regexp.MustCompile(`\{(\w+)\}`)
 	for _, rt := range routeTable() {
+		key := rt.method + " " + rt.path
 		op := map[string]any{
 			"summary":     rt.summary,
 			"operationId": operationID(rt),
-			"responses": map[string]any{
-				"200":     jsonContent("the answer", ref(rt.answer)),
-				"default": jsonContent("an error: 400 bad input, 401 no token, 404, 405, 409 other content under a stored id, 413 body too large, 421 a person another node owns, 500, 503 held or over the time limit", ref("Error")),
-			},
+			"responses":   responses(rt),
 		}
 		if rt.path == "/healthz" {
 			op["security"] = []any{}
@@ -45,11 +46,27 @@ func buildOpenAPI() []byte {
 		}
 		var params []any
 		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
-			typ := "string"
-			if m[1] == "id" {
-				typ = "integer"
+			schema, doc := typ("string"), ""
+			switch m[1] {
+			case "id":
+				schema, doc = typ("integer"), "the episode's id, as POST /v1/episodes answers it"
+			case "user":
+				schema, doc = personName(), "the person's name, an ordinary percent-encoded path segment (Go's url.PathEscape, JavaScript's encodeURIComponent); "+nameRule
+			case "external_id":
+				doc = "the id the episode was stored under (its record's id), an ordinary percent-encoded path segment"
 			}
-			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": typ}})
+			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": doc, "schema": schema})
+		}
+		if !nodeRoutes[key] {
+			params = append(params, map[string]any{"name": UserHeader, "in": "header", "description": userHeaderDoc,
+				"schema": map[string]any{"type": "string", "pattern": userHeaderPattern}})
+		}
+		switch {
+		case key == "DELETE /v1/users/{user}/hold":
+			params = append(params, map[string]any{"name": HoldHeader, "in": "header", "required": true,
+				"description": "the token of the hold to release", "schema": typ("string")})
+		case heldWrites[key]:
+			params = append(params, map[string]any{"name": HoldHeader, "in": "header", "description": holdHeaderDoc, "schema": typ("string")})
 		}
 		for _, q := range rt.query {
 			params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": map[string]any{"type": q.typ}})
@@ -66,6 +83,7 @@ func buildOpenAPI() []byte {
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "omoide", "version": "1",
 			"description": "Long-term memory of a chat companion's conversations: store exchanges, retrieve the ones worth reminding the model of."},
+		"servers":  []any{map[string]any{"url": "http://127.0.0.1:8765", "description": "omoide serve's default address"}},
 		"paths":    paths,
 		"security": []any{map[string]any{"bearer": []any{}}},
 		"components": map[string]any{
@@ -79,6 +97,74 @@ func buildOpenAPI() []byte {
 		panic(err) // maps of strings and slices always marshal
 	}
 	return append(b, '\n')
+}
+
+// nodeRoutes are the routes of the node as a whole, for no one person: the
+// others take UserHeader.
+var nodeRoutes = map[string]bool{"GET /v1/users": true, "GET /v1/node": true, "GET /v1/openapi.json": true, "GET /healthz": true}
+
+// heldWrites are the routes that write a person's memory: while the person
+// is held (POST /v1/users/{user}/hold) they answer 503 with Retry-After,
+// unless the request carries the hold's token in HoldHeader
+// (TestOpenAPIHeldWrites checks this set against the handler).
+var heldWrites = map[string]bool{
+	"POST /v1/episodes": true, "PUT /v1/episodes": true, "POST /v1/users/{user}/episodes": true, "PUT /v1/users/{user}/episodes": true,
+	"DELETE /v1/episodes/{id}": true, "DELETE /v1/users/{user}/episodes/{external_id}": true, "DELETE /v1/users/{user}": true,
+}
+
+// bodyUserDoc describes a body's "user".
+const bodyUserDoc = "the person; may be left out (or \"\") when the path or the " + UserHeader + " header names them, and must be the same person when both do; " + nameRule
+
+// nameRule is the rule of a person's name (episode.CheckUser), as the
+// description states it.
+const nameRule = "a name is 1 to 256 bytes of UTF-8 with no white space at either end, no control character, " +
+	"not \".\" or \"..\", and no \"/\" or \"\\\"; any other is refused with 400"
+
+// userHeaderDoc describes UserHeader: its wire form is EncodeUser's.
+const userHeaderDoc = "The person the request is for, in the header's wire form: the UTF-8 bytes of the name, each byte that is " +
+	"\"%\", a control byte or non-ASCII (0x80 and above) percent-encoded as %XX with upper-case hex, every other byte as it is " +
+	"(mika: mika; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25). This is the one canonical form (Go: omoidehttp.EncodeUser): " +
+	"the node decodes it and refuses any other (raw non-ASCII bytes, lower-case hex, %41 for A) with 400; a generated " +
+	"client passes the encoded name as this parameter. A proxy routes each person to one node by this header " +
+	"(deploy/Caddyfile), so send it on every request for a person; on a /v1/users/{user}/... route it must name the " +
+	"path's person, and a body that names a person must name the same one (400 otherwise). The name rule: " + nameRule + "."
+
+// userHeaderPattern is the canonical wire form of UserHeader: printable
+// ASCII but "%", and %XX (upper-case hex) for "%", a control byte or a
+// byte from 0x80.
+const userHeaderPattern = `^(?:[ -$&-~]|%(?:[01][0-9A-F]|25|7F|[89A-F][0-9A-F]))+$`
+
+// holdHeaderDoc describes HoldHeader on a write.
+const holdHeaderDoc = "the token of a hold (POST /v1/users/{user}/hold): while the person is held, their writes are refused " +
+	"with 503 and Retry-After unless they carry it (omoide move)"
+
+// responses are a route's answers: the 200 with its schema, and the errors
+// it can give, each an Error.
+func responses(rt route) map[string]any {
+	key := rt.method + " " + rt.path
+	out := map[string]any{
+		"200":     jsonContent("the answer", ref(rt.answer)),
+		"400":     jsonContent("bad input: a field, a value, a name (the path's, the header's or the body's), a header's wire form", ref("Error")),
+		"503":     jsonContent("over the time limit (omoide serve -timeout), or cancelled", ref("Error")),
+		"default": jsonContent("another error: 404 absent, 405 method not allowed, 409 other content under a stored id, 500", ref("Error")),
+	}
+	if rt.path != "/healthz" {
+		out["401"] = jsonContent("no token, or not the server's", ref("Error"))
+	}
+	if rt.body != "" {
+		out["413"] = jsonContent("the body is larger than the server's limit (omoide serve -max-body)", ref("Error"))
+	}
+	if !nodeRoutes[key] {
+		out["421"] = jsonContent("the person is another node's (omoide serve -peers): a proxy sent the request to the wrong node", ref("Error"))
+	}
+	if heldWrites[key] {
+		r := jsonContent("the person is held for a move (Retry-After says when to try again), or over the time limit", ref("Error"))
+		r["headers"] = map[string]any{"Retry-After": map[string]any{
+			"description": "when the person is held: the seconds to wait before retrying (1 to 30)",
+			"schema":      map[string]any{"type": "integer", "minimum": 1, "maximum": 30}}}
+		out["503"] = r
+	}
+	return out
 }
 
 func (s *Handler) openAPI(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -115,11 +201,18 @@ func object(props map[string]any, required []string, closed bool) map[string]any
 }
 
 func typ(t string) map[string]any      { return map[string]any{"type": t} }
-func nullable(t string) map[string]any { return map[string]any{"type": []any{t, "null"}} }
 func arrayOf(items any) map[string]any { return map[string]any{"type": "array", "items": items} }
 func dateTime() map[string]any         { return map[string]any{"type": "string", "format": "date-time"} }
 func nameOrNumber(names ...string) any {
-	return map[string]any{"oneOf": []any{map[string]any{"enum": names}, typ("integer")}}
+	return map[string]any{"oneOf": []any{map[string]any{"type": "string", "enum": names}, withDoc(typ("integer"), "its number")}}
+}
+func number() map[string]any               { return map[string]any{"type": "number", "format": "double"} }
+func enum(values ...string) map[string]any { return map[string]any{"type": "string", "enum": values} }
+
+// personName is the schema of a person's name where one is required: 1 to
+// 256 bytes, so at most 256 characters (JSON Schema counts characters).
+func personName() map[string]any {
+	return map[string]any{"type": "string", "minLength": 1, "maxLength": episode.MaxUserLen}
 }
 func withDoc(s map[string]any, doc string) map[string]any {
 	s = maps.Clone(s)
@@ -135,45 +228,49 @@ func schemas() map[string]any {
 	record := object(map[string]any{
 		"id":          withDoc(typ("string"), "the external id (or external_id: the same field)"),
 		"external_id": typ("string"),
-		"user":        typ("string"),
+		"user":        withDoc(typ("string"), bodyUserDoc),
 		"user_text":   typ("string"),
 		"reply_text":  typ("string"),
 		"occurred_at": withDoc(dateTime(), "RFC 3339; default now"),
 		"source":      typ("string"),
 		"kind":        kind, "state": state, "sensitivity": sensitivity,
 	}, nil, true)
-	message := object(map[string]any{"role": map[string]any{"enum": []any{"user", "assistant", "system"}}, "content": typ("string")}, []string{"role", "content"}, true)
+	message := object(map[string]any{"role": withDoc(enum("user", "assistant", "system"), "system turns are ignored"), "content": typ("string")}, []string{"role", "content"}, true)
 	filter := object(map[string]any{
 		"kinds": arrayOf(kind), "states": arrayOf(state), "max_sensitivity": sensitivity,
 		"max_age_days": typ("integer"),
 	}, nil, true)
 	retrieve := map[string]any{
-		"user":             typ("string"),
-		"text":             withDoc(typ("string"), "the person's new message"),
-		"recent":           withDoc(map[string]any{"type": []any{"array", "null"}, "items": ref("Message")}, "the turns before it, oldest first; null or absent: the person's last 30 minutes of stored exchanges; []: none"),
-		"now":              withDoc(map[string]any{"type": []any{"string", "null"}, "format": "date-time"}, "the clock; default now"),
-		"tz":               withDoc(typ("string"), "the person's time zone, e.g. Asia/Tokyo"),
-		"with_candidates":  typ("boolean"),
-		"filter":           map[string]any{"oneOf": []any{ref("Filter"), typ("null")}},
-		"inject_threshold": nullable("number"),
-		"lang":             map[string]any{"enum": []any{"", "ja", "zh", "ko", "en"}},
+		"user":            withDoc(typ("string"), bodyUserDoc),
+		"text":            withDoc(typ("string"), "the person's new message"),
+		"recent":          withDoc(map[string]any{"type": []any{"array", "null"}, "items": ref("Message")}, "the turns before it, oldest first; null or absent: the person's last 30 minutes of stored exchanges; []: none"),
+		"now":             withDoc(map[string]any{"type": []any{"string", "null"}, "format": "date-time"}, "the clock; default now"),
+		"tz":              withDoc(typ("string"), "the person's time zone, e.g. Asia/Tokyo"),
+		"with_candidates": typ("boolean"),
+		"filter":          map[string]any{"oneOf": []any{ref("Filter"), typ("null")}},
+		"inject_threshold": withDoc(map[string]any{"type": []any{"number", "null"}, "format": "double", "minimum": 0, "maximum": 1},
+			"the probability from which the section is injected, 0 to 1; null or absent: the preset's"),
+		"lang": map[string]any{"type": "string", "pattern": tokenize.LanguagePattern, "examples": []any{"ja", "ja-JP", "zh-Hant", "ko", "en", ""},
+			"description": "the message's language where its script does not tell (a Japanese person's Han-only 東京都庁): " +
+				"a BCP 47 tag whose primary subtag is ja, zh, ko or en, in any case (ja, JA, ja-JP, zh-Hant-TW), each further subtag " +
+				"1 to 8 ASCII letters or digits, with no surrounding space; en and \"\" (or absent) name none; any other is a 400"},
 	}
 	pack := maps.Clone(retrieve)
-	pack["strategy"] = map[string]any{"enum": []any{"", "quote_key_parts", "summarize", "full"}}
+	pack["strategy"] = withDoc(enum("", "quote_key_parts", "summarize", "full"), "how the section quotes each episode; \"\": the preset's")
 	pack["reasons"] = withDoc(typ("boolean"), "show why each episode was picked")
 	hit := object(map[string]any{
 		"id": typ("integer"), "external_id": typ("string"), "user": typ("string"), "user_text": typ("string"),
 		"reply_text": typ("string"), "occurred_at": dateTime(), "source": typ("string"),
 		"kind": kind, "state": state, "sensitivity": sensitivity,
-		"relevance": map[string]any{"enum": []any{"high", "medium"}}, "reason": typ("string"),
-		"probability": typ("number"), "score": typ("number"), "rrf": typ("number"), "rrf_norm": typ("number"),
-		"lex": typ("number"), "rec": typ("number"), "coverage": typ("number"), "proximity": typ("number"),
-		"lacking": typ("number"), "cosine": typ("number"), "lex_message": typ("number"), "in_window": typ("boolean"),
+		"relevance": enum("high", "medium"), "reason": typ("string"),
+		"probability": number(), "score": number(), "rrf": number(), "rrf_norm": number(),
+		"lex": number(), "rec": number(), "coverage": number(), "proximity": number(),
+		"lacking": number(), "cosine": number(), "lex_message": number(), "in_window": typ("boolean"),
 	}, []string{"id", "user", "user_text", "reply_text", "occurred_at", "source", "kind", "state", "sensitivity",
 		"score", "rrf", "rrf_norm", "lex", "rec", "coverage", "proximity", "lacking", "cosine", "lex_message"}, true)
 	traceProps := map[string]any{
 		"skipped": typ("string"), "clipped": typ("string"), "degraded": typ("string"), "window": typ("string"),
-		"declined": typ("string"), "probability": typ("number"), "decision": typ("string"),
+		"declined": typ("string"), "probability": number(), "decision": typ("string"),
 		"unknown_names": arrayOf(typ("string")), "queries": arrayOf(typ("string")), "bm25_match": arrayOf(typ("string")),
 		"knn_hits": arrayOf(typ("integer")), "bm25_hits": arrayOf(typ("integer")),
 	}
@@ -188,7 +285,8 @@ func schemas() map[string]any {
 		"embedder_dim": typ("integer"), "analyzer": typ("string"), "episodes": typ("integer"), "users": typ("integer"),
 		"fts_rows": typ("integer"), "vector_rows": typ("integer"), "consistent": typ("boolean"),
 		"file_bytes": typ("integer"), "free_bytes": typ("integer"), "decision": typ("string"),
-		"unsearched": typ("object"), "ok": typ("boolean"), "node": typ("string"),
+		"unsearched": object(map[string]any{"sensitive": typ("integer"), "states": typ("integer"), "kinds": typ("integer")},
+			[]string{"sensitive", "states", "kinds"}, true), "ok": typ("boolean"), "node": typ("string"),
 	}
 	return map[string]any{
 		"Error":    object(map[string]any{"error": typ("string")}, []string{"error"}, false),

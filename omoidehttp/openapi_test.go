@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -182,4 +183,136 @@ func describe(e *verrors.ValidationError) string {
 		out += fmt.Sprintf("; %s at %s", f.Reason, f.FieldPath)
 	}
 	return out
+}
+
+// TestOpenAPIHeldWrites: the routes described with X-Omoide-Hold and a 503
+// with Retry-After are exactly those that refuse a held person's request
+// without the hold's token, and each passes with it.
+func TestOpenAPIHeldWrites(t *testing.T) {
+	srv := liveServer(t, Config{})
+	send := func(method, path, token, body string) (*http.Response, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(UserHeader, "haruka")
+		if token != "" {
+			req.Header.Set(HoldHeader, token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		json.NewDecoder(res.Body).Decode(&out)
+		return res, out
+	}
+	var described map[string]any
+	if err := json.Unmarshal(OpenAPI(), &described); err != nil {
+		t.Fatal(err)
+	}
+	for _, tokened := range []bool{false, true} {
+		res, stored := send("POST", "/v1/episodes", "", `[{"user": "haruka", "user_text": "猫を飼い始めた", "reply_text": "いいね"}, {"id": "r1", "user": "haruka", "user_text": "犬も", "reply_text": "にぎやか"}]`)
+		if res.StatusCode != 200 {
+			t.Fatalf("storing haruka's episodes: %d %v", res.StatusCode, stored)
+		}
+		_, hold := send("POST", "/v1/users/haruka/hold", "", `{"seconds": 60}`)
+		token := ""
+		if tokened {
+			token = fmt.Sprint(hold["token"])
+		}
+		for _, rt := range routeTable() {
+			if rt.path == "/v1/users/{user}/hold" {
+				continue
+			}
+			path := strings.NewReplacer("{user}", "haruka", "{id}", fmt.Sprint(stored["ids"].([]any)[0]), "{external_id}", "r1").Replace(rt.path)
+			body := map[string]string{"Episodes": `[{"id": "r9", "user": "haruka", "user_text": "x", "reply_text": "y"}]`,
+				"RetrieveRequest": `{"text": "猫", "recent": []}`, "PackRequest": `{"text": "猫", "recent": []}`}[rt.body]
+			res, out := send(rt.method, path, token, body)
+			refused := res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != ""
+			op := described["paths"].(map[string]any)[rt.path].(map[string]any)[strings.ToLower(rt.method)].(map[string]any)
+			r503, _ := op["responses"].(map[string]any)["503"].(map[string]any)
+			headers, _ := r503["headers"].(map[string]any)
+			_, retryAfter := headers["Retry-After"]
+			holdParam := false
+			params, _ := op["parameters"].([]any)
+			for _, p := range params {
+				holdParam = holdParam || p.(map[string]any)["name"] == HoldHeader
+			}
+			switch {
+			case tokened && refused:
+				t.Errorf("%s %s with the hold's token: %d %v", rt.method, rt.path, res.StatusCode, out)
+			case !tokened && refused != (retryAfter && holdParam):
+				t.Errorf("%s %s of a held person: %d (Retry-After %q); the description says 503 with Retry-After %v, X-Omoide-Hold %v",
+					rt.method, rt.path, res.StatusCode, res.Header.Get("Retry-After"), retryAfter, holdParam)
+			}
+		}
+		send("DELETE", "/v1/users/haruka/hold", fmt.Sprint(hold["token"]), "")
+	}
+}
+
+// TestOpenAPIRanges: what the description says of "lang" (its pattern) and
+// "inject_threshold" (its minimum and maximum) is what the server accepts.
+func TestOpenAPIRanges(t *testing.T) {
+	var described struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Pattern          string   `json:"pattern"`
+					Minimum, Maximum *float64 `json:",omitempty"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(OpenAPI(), &described); err != nil {
+		t.Fatal(err)
+	}
+	props := described.Components.Schemas["RetrieveRequest"].Properties
+	th := props["inject_threshold"]
+	if th.Minimum == nil || th.Maximum == nil {
+		t.Fatalf("inject_threshold has no range: %+v", th)
+	}
+	pattern, err := regexp.Compile(props["lang"].Pattern)
+	if err != nil || props["lang"].Pattern == "" {
+		t.Fatalf("lang's pattern %q: %v", props["lang"].Pattern, err)
+	}
+
+	srv := liveServer(t, Config{})
+	status := func(field string, v any) int {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"user": "haruka", "text": "猫", "recent": []any{}, field: v})
+		res, err := http.Post(srv.URL+"/v1/retrieve", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for _, lang := range []string{"", "ja", "JA", "ja-JP", "zh-Hant-TW", "ko", "EN-us", " ja", "ja ", "ja_JP", "ja-", "fr", "\u212Ao", "jpn", "ja-abcdefghi"} {
+		if got, want := status("lang", lang) == 200, pattern.MatchString(lang); got != want {
+			t.Errorf("lang %q: accepted %v, but the description's pattern says %v", lang, got, want)
+		}
+	}
+	min, max := *th.Minimum, *th.Maximum
+	for _, v := range []float64{min - 0.01, min, (min + max) / 2, max, max + 0.01} {
+		if got, want := status("inject_threshold", v) == 200, v >= min && v <= max; got != want {
+			t.Errorf("inject_threshold %v: accepted %v, but the description's range [%v, %v] says %v", v, got, min, max, want)
+		}
+	}
+}
+
+// liveServer serves a new store in a temporary folder with cfg, over TCP,
+// until the test ends.
+func liveServer(t *testing.T, cfg Config) *httptest.Server {
+	t.Helper()
+	mem, err := omoide.Open(context.Background(), omoide.Config{Path: filepath.Join(t.TempDir(), "m.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHandler(mem, cfg)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Wait(); mem.Close() })
+	return srv
 }
