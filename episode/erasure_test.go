@@ -2,6 +2,7 @@ package episode
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,4 +127,162 @@ func TestRestoreRefuses(t *testing.T) {
 	if r, err := Restore(ctx, filepath.Join(dir, "b2.db"), gone); err != nil || r.Episodes != 1 || r.Forgotten != 0 {
 		t.Errorf("Restore to a missing store = %+v, %v", r, err)
 	}
+}
+
+// TestRestoreDeletesAgain: one episode deleted and another's text replaced
+// after a backup; restoring the backup brings back neither the deleted
+// episode nor the old text (not a byte of either in the file), says how many
+// it deleted again, and does so again at a second restore of the same copy.
+// The record holds keyed hashes, no text. An episode added again with the
+// same content after its deletion, and one of two equal records of which
+// the other was deleted, are other episodes: kept.
+func TestRestoreDeletesAgain(t *testing.T) {
+	dir := t.TempDir()
+	path, bak, later := filepath.Join(dir, "memory.db"), filepath.Join(dir, "backup.db"), filepath.Join(dir, "later.db")
+	s := openStore(t, path, Options{})
+	gone := Episode{User: "bob", ExternalID: "b1", UserText: "合言葉はquixotrel", ReplyText: "ヴェルミリオン色の封筒", OccurredAt: day}
+	edited := Episode{User: "bob", ExternalID: "b2", UserText: "旧姓はzembrakov", ReplyText: "覚えておくね", OccurredAt: day}
+	kept := ep("bob", "公園を散歩した", "いいね", day)
+	twin := ep("carol", "おはよう", "おはよう！", day) // two equal records, one deleted
+	ids, err := s.Add(ctx, []Episode{gone, edited, kept, twin, twin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := ep("carol", "また言うね", "うん", day) // deleted, then added again
+	againIDs, err := s.Add(ctx, []Episode{again})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Backup(ctx, bak); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Delete(ctx, ids[0], ids[4], againIDs[0]); err != nil || n != 3 {
+		t.Fatalf("Delete = %d, %v", n, err)
+	}
+	if _, err := s.Add(ctx, []Episode{again}); err != nil {
+		t.Fatal(err)
+	}
+	edited.UserText = "旧姓は言わないでおく"
+	if r, err := s.Put(ctx, []Episode{edited}, true); err != nil || r.Replaced != 1 {
+		t.Fatalf("Update = %+v, %v", r, err)
+	}
+	rec, err := s.Erasures(ctx)
+	if err != nil || len(rec) != 4 {
+		t.Fatalf("record %d, %v: want 4 erasures (3 deleted, 1 replaced)", len(rec), err)
+	}
+	for _, e := range rec {
+		if bytes.Contains(e.Key, []byte("bob")) || len(e.Key) != 32 {
+			t.Fatalf("record key %x: want a keyed hash", e.Key)
+		}
+	}
+	if err := s.Backup(ctx, later); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, secret := range []string{"quixotrel", "zembrakov"} {
+		if !bytes.Contains(fileBytes(t, bak), []byte(secret)) {
+			t.Fatalf("the backup does not hold %q: the test proves nothing", secret)
+		}
+	}
+
+	for round := range 2 { // the same copy, restored twice
+		r, err := Restore(ctx, bak, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The copy: gone, edited (old), kept, two twins, again (old id).
+		if r.Deleted != 4 || r.Forgotten != 0 || r.Episodes != 2 || r.Erasures != 4 {
+			t.Errorf("round %d: Restore = %+v, want 4 deleted again of 6, 2 left, 4 erasures", round, r)
+		}
+		all := fileBytes(t, path)
+		for _, secret := range []string{"quixotrel", "ヴェルミリオン", "zembrakov"} {
+			for _, enc := range encodings(secret) {
+				if bytes.Contains(all, enc) {
+					t.Errorf("round %d: the restored store holds %q", round, secret)
+				}
+			}
+		}
+		s = openStore(t, path, Options{})
+		got, err := s.GetMany(ctx, ids)
+		if err != nil || len(got) != 2 || got[0].ID != ids[2] || got[1].ID != ids[3] {
+			t.Errorf("round %d: episodes %v of %v left (%v), want the kept one and one twin", round, got, ids, err)
+		}
+		s.Close()
+	}
+	// A copy taken after the erasures holds nothing to erase again, and
+	// keeps what came back.
+	r, err := Restore(ctx, later, path)
+	if err != nil || r.Deleted != 0 || r.Episodes != 4 {
+		t.Errorf("Restore of a copy taken after the erasures = %+v, %v; want nothing deleted, 4 episodes", r, err)
+	}
+}
+
+// TestRestoreMessages: a copy that is not an omoide store (not SQLite, or
+// another program's SQLite database) is refused with an error naming it,
+// not the work file beside the store, and the store is left as it was, file
+// and mode; a restore keeps the mode the store had, or gives a new store's.
+func TestRestoreMessages(t *testing.T) {
+	s, path, bak := backedUpStore(t)
+	s.Close()
+	dir := filepath.Dir(path)
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte(strings.Repeat("not a database\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.db")
+	db, err := sql.Open("sqlite3", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := fileBytes(t, path)
+	for _, tt := range []struct {
+		from string
+		want string
+	}{
+		{text, text + " is not an omoide store: not an SQLite database"},
+		{other, other + " is not an omoide store: an SQLite database without omoide's tables"},
+	} {
+		_, err := Restore(ctx, tt.from, path)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), ".restoring") {
+			t.Errorf("Restore(%s) = %v, want %q and no work file", tt.from, err, tt.want)
+		}
+		if !bytes.Equal(fileBytes(t, path), before) {
+			t.Errorf("Restore(%s) changed the store", tt.from)
+		}
+	}
+	if _, err := Restore(ctx, bak, path); err != nil {
+		t.Fatal(err)
+	}
+	// A new store gets what Open gives a new file: 0644 less the umask.
+	probe := filepath.Join(dir, "probe")
+	f, err := os.OpenFile(probe, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fresh := filepath.Join(dir, "fresh.db")
+	if _, err := Restore(ctx, bak, fresh); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{path: "-rw-r-----", fresh: mode(t, probe)} {
+		if got := mode(t, p); got != want {
+			t.Errorf("%s restored with mode %s, want %s", p, got, want)
+		}
+	}
+}
+
+func mode(t *testing.T, path string) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().String()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // maxGroupEpisodes bounds the episodes of the Adds that one transaction
@@ -21,7 +22,6 @@ type pendingWrite struct {
 	batch        []Episode
 	todo         []int         // the indexes of batch to write
 	old          map[int]int64 // batch index -> the id of the version it replaces
-	dupOf        map[int]int   // batch index -> the earlier one it repeats
 	known        []int64       // each episode's id as known before the write (0: not yet)
 	fts          [][2]string   // todo's analyzed texts
 	blobs, codes [][]byte      // todo's vectors
@@ -189,10 +189,19 @@ func (s *Store) writeTx(ctx context.Context, group []*pendingWrite) (map[string]
 func (w *pendingWrite) apply(ctx context.Context, s *Store, tx *sql.Tx, insEp, insVec *sql.Stmt, lastID *int64) error {
 	w.ids = slices.Clone(w.known)
 	w.added, w.replaced, w.fresh, w.rows = 0, 0, nil, nil
+	var key []byte // the record's key, read at the first replacement
+	at := time.Now()
 	for j, i := range w.todo {
 		e := w.batch[i]
 		if id, ok := w.old[i]; ok {
-			gone, err := deleteOne(ctx, tx, id)
+			if key == nil {
+				var err error
+				if key, err = erasureKey(ctx, tx); err != nil {
+					return fmt.Errorf("episode store: update: %w", err)
+				}
+			}
+			// The old version is erased as Delete erases, and recorded.
+			gone, err := deleteRecorded(ctx, tx, key, id, at)
 			if err != nil {
 				return fmt.Errorf("episode store: update: episode %d: replace %d: %w", i, id, err)
 			}
@@ -225,9 +234,6 @@ func (w *pendingWrite) apply(ctx context.Context, s *Store, tx *sql.Tx, insEp, i
 		if testHookInTx != nil {
 			testHookInTx(j)
 		}
-	}
-	for i, j := range w.dupOf { // a repeat in the batch gets the id of its first
-		w.ids[i] = w.ids[j]
 	}
 	return nil
 }

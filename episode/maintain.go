@@ -63,9 +63,11 @@ const DefaultReembedBatch = 256
 
 // Reembed rebuilds the vector index of the store at path with embedder e and
 // records e as the store's embedder, in one transaction: if anything fails the
-// store keeps its old vectors and embedder. It needs no other open Store on
-// path (the vector table is replaced). progress, when not nil, is called after
-// each batch. It returns the number of episodes embedded.
+// store keeps its old vectors and embedder. progress, when not nil, is called
+// after each batch. It returns the number of episodes embedded. It takes the
+// store's lock exclusive (lock.go), so it refuses, with an error wrapping
+// ErrHeld, while any Store is open on path, in this process or another: an
+// open Store would go on with the old vectors' dimension.
 //
 // It takes a path, not an open Store: Open refuses a store that records
 // another embedder than the one it is given, and the caller of Reembed holds
@@ -88,8 +90,9 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 // a and records a as the store's analyzer, in one transaction: if anything
 // fails the store keeps its old index and analyzer. The vectors are left as
 // they are. Like Reembed it takes a path, not an open Store (Open refuses an
-// analyzer other than the recorded one), and no other Store may have the file
-// open: it would go on searching with the old analyzer. It returns the
+// analyzer other than the recorded one), and it refuses, with an error
+// wrapping ErrHeld, while a Store is open on path: it would go on searching
+// with the old analyzer. It returns the
 // number of episodes analyzed; progress, when not nil, is called after each
 // batch.
 func Reanalyze(ctx context.Context, path string, a tokenize.Analyzer, progress func(done, total int)) (int, error) {
@@ -107,6 +110,12 @@ func (s *Store) rebuildFile(ctx context.Context, op string, what, batch int, pro
 	if !Exists(s.path) {
 		return 0, fmt.Errorf("episode store: %s: %s: no such store", op, s.path)
 	}
+	// Open Stores would go on with the old embedder or analyzer: none may be.
+	lock, err := lockStore(s.path, true)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: %s %s: %w (stop it first)", op, s.path, err)
+	}
+	defer lock.Close()
 	db, err := sql.Open("sqlite3", dsn(s.path, DefaultBusyTimeout, false))
 	if err != nil {
 		return 0, fmt.Errorf("episode store: %s: %w", op, err)
@@ -335,6 +344,14 @@ func (s *Store) rebuildVectors(ctx context.Context, tx *sql.Tx, eps []Episode) e
 // the store's analyzer and embedder, in one transaction: after it, Check
 // finds the three tables in agreement. progress, when not nil, is called
 // after each batch of DefaultReembedBatch episodes.
+//
+// It keeps the store's shared lock, unlike Reembed and Reanalyze: it
+// rewrites rows in one transaction, never the file, with the analyzer and
+// embedder the store records, and other Stores on the file, in this process
+// or another, see it whole (a new generation of each person's partition
+// reloads their in-memory indexes; the count of removals from the full-text
+// index starts their phrase counts over). They wait for its write lock
+// meanwhile, up to their busy timeout.
 func (s *Store) Reindex(ctx context.Context, progress func(done, total int)) (int, error) {
 	if s.readOnly {
 		return 0, fmt.Errorf("episode store: reindex: %w", ErrReadOnly)

@@ -8,44 +8,68 @@ import (
 	"time"
 )
 
-// TestRetriedAddWithoutIDStoresOnce: an episode without an external id sent
-// twice (a retried request) is stored once; the same words minutes apart
-// beyond DuplicateWindow, or with other content, are a new episode.
+// TestRetriedAddWithoutIDStoresOnce: an episode without an external id
+// sent again (a retried request: the same record, time included) gets the
+// id it got; two equal records of one batch are two episodes, and so is the
+// same content at another time (a greeting said twice, 9 minutes apart) or
+// with other content.
 func TestRetriedAddWithoutIDStoresOnce(t *testing.T) {
 	s := newStore(t)
-	e := Episode{User: "u", UserText: "今日も疲れた", ReplyText: "おつかれさま", OccurredAt: day}
+	e := Episode{User: "u", UserText: "おはよう", ReplyText: "おはよう！", OccurredAt: day}
 	first, err := s.Add(ctx, []Episode{e})
 	if err != nil {
 		t.Fatal(err)
 	}
-	retry := e
-	retry.OccurredAt = day.Add(30 * time.Second) // the server's clock at the retry
-	for _, batch := range [][]Episode{{e}, {retry}, {e, retry}} {
-		ids, err := s.Add(ctx, batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range ids {
-			if id != first[0] {
-				t.Fatalf("a retry got id %d, want %d", id, first[0])
-			}
-		}
-	}
-	later := e
-	later.OccurredAt = day.Add(DuplicateWindow + time.Minute)
-	private := e
+	at := func(d time.Duration) Episode { c := e; c.OccurredAt = day.Add(d); return c }
+	private, other := e, e
 	private.Sensitivity = SensitivityPrivate
-	other := e
 	other.User = "v"
-	ids, err := s.Add(ctx, []Episode{later, private, other, later})
+	for _, tt := range []struct {
+		name  string
+		batch []Episode
+		same  []bool // batch[i] gets the first episode's id; no two get one
+		added int    // episodes the batch stores
+	}{
+		{"the same record again", []Episode{e}, []bool{true}, 0},
+		{"the same record within the second", []Episode{at(400 * time.Millisecond)}, []bool{true}, 0},
+		{"the greeting 9 minutes later", []Episode{at(9 * time.Minute)}, []bool{false}, 1},
+		{"a second later", []Episode{at(time.Second)}, []bool{false}, 1},
+		{"two equal records in one batch", []Episode{at(time.Hour), at(time.Hour)}, []bool{false, false}, 2},
+		{"that batch again", []Episode{at(time.Hour), at(time.Hour)}, []bool{false, false}, 0},
+		{"that batch and one more", []Episode{at(time.Hour), at(time.Hour), at(time.Hour)}, []bool{false, false, false}, 1},
+		{"the stored one twice", []Episode{e, e}, []bool{true, false}, 1},
+		{"other content, another person", []Episode{private, other}, []bool{false, false}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before, _ := s.Count(ctx, "")
+			ids, err := s.Add(ctx, tt.batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range ids {
+				if (id == first[0]) != tt.same[i] {
+					t.Errorf("episode %d got id %d (the first is %d), want the first's: %v", i, id, first[0], tt.same[i])
+				}
+				for j := range i {
+					if ids[j] == id {
+						t.Errorf("episodes %d and %d got one id %d: two records merged", j, i, id)
+					}
+				}
+			}
+			if n, _ := s.Count(ctx, ""); n-before != tt.added {
+				t.Errorf("%d episodes stored, want %d", n-before, tt.added)
+			}
+		})
+	}
+	// A batch sent again gets the ids it got, in order.
+	batch := []Episode{at(2 * time.Hour), at(2 * time.Hour)}
+	ids, err := s.Add(ctx, batch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ids[0] == first[0] || ids[1] == first[0] || ids[2] == first[0] || ids[0] == ids[1] || ids[3] != ids[0] {
-		t.Fatalf("ids %v (first %d): want three new episodes, the repeat in the batch the same as its first", ids, first[0])
-	}
-	if n, _ := s.Count(ctx, ""); n != 4 {
-		t.Fatalf("%d episodes stored, want 4", n)
+	again, err := s.Add(ctx, batch)
+	if err != nil || len(again) != 2 || again[0] != ids[0] || again[1] != ids[1] || ids[0] == ids[1] {
+		t.Fatalf("a batch of two equal records: ids %v, then %v, %v", ids, again, err)
 	}
 }
 

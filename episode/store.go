@@ -91,7 +91,10 @@ func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
 //   - maintenance (maintain.go): Stats, Check, Reindex, and the function
 //     Reembed, which works on the path of a store that is not open.
 type Store struct {
-	db       *sql.DB
+	db *sql.DB
+	// lock is the store's shared lock, held from Open to Close by a
+	// writable Store (lock.go); nil read-only.
+	lock     *storeLock
 	path     string // the database file, as given to Open
 	embedder embed.Embedder
 	analyzer tokenize.Analyzer
@@ -172,7 +175,18 @@ func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 
 // Open opens or creates the store at path (a file; it is created when
 // missing), migrating its schema forward when it is older than this version.
+// A writable store is held until Close: Open takes a shared lock on its lock
+// file (LockPath), which other writable opens share and which Restore,
+// Reembed and Reanalyze, taking it exclusive, refuse to work under; while
+// one of those works, Open fails with an error wrapping ErrHeld naming it.
+// A read-only open takes no lock.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	return open(ctx, path, opts, !opts.ReadOnly)
+}
+
+// open is Open, holding the store's shared lock when hold (Restore works on
+// a file of its own under the store's exclusive lock).
+func open(ctx context.Context, path string, opts Options, hold bool) (*Store, error) {
 	if opts.Embedder == nil {
 		m, err := ReadMeta(ctx, path)
 		if err != nil {
@@ -199,27 +213,35 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
+	var lock *storeLock
+	if hold {
+		var err error
+		if lock, err = lockStore(path, false); err != nil {
+			return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+		}
+	}
 	db, err := openDB(ctx, path, busy, opts.ReadOnly)
 	if err != nil {
+		lock.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
 	wait := cmp.Or(opts.CheckpointWait, DefaultCheckpointWait)
 	if wait < 0 {
 		wait = 0
 	}
-	s := &Store{db: db, path: path, embedder: opts.Embedder, dim: id.Dim, busy: busy, readOnly: opts.ReadOnly,
+	s := &Store{db: db, lock: lock, path: path, embedder: opts.Embedder, dim: id.Dim, busy: busy, readOnly: opts.ReadOnly,
 		checkpointWait: wait, parts: newPartitions(id.Dim, opts.IndexMin, opts.IndexCapacity), writer: make(chan struct{}, 1)}
 	if err := hasFTS5(ctx, db); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
 	if s.analyzer, err = s.migrate(ctx, id, opts.Analyzer); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
 	var docs int64
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&docs); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
 	s.docs.Store(docs)
@@ -227,7 +249,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// not pay for it.
 	if w, ok := s.analyzer.(interface{ Warm() error }); ok {
 		if err := w.Warm(); err != nil {
-			db.Close()
+			s.Close()
 			return nil, fmt.Errorf("episode store: open %s: analyzer %s: %w", path, s.analyzer.Name(), err)
 		}
 	}
@@ -316,7 +338,8 @@ func escapeURIPath(p string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
 }
 
-// Close closes the prepared statements and the database.
+// Close closes the prepared statements and the database, and lets go of
+// the store's lock.
 func (s *Store) Close() error {
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
@@ -324,7 +347,7 @@ func (s *Store) Close() error {
 	}
 	s.stmts = nil
 	s.stmtMu.Unlock()
-	return s.db.Close()
+	return errors.Join(s.db.Close(), s.lock.Close())
 }
 
 // Path returns the database file the store was opened at.
@@ -345,9 +368,13 @@ func (s *Store) DB() *sql.DB { return s.db }
 // vector land together or not at all. It returns the id of each episode in
 // order; an episode whose (User, ExternalID) is already stored is not added
 // again and reports the stored id, and so is one without an ExternalID that
-// repeats a stored one without one (the same person and content within
-// DuplicateWindow of its time: a retried request). Every episode is validated before anything
-// is written: one bad episode fails the whole batch with an error naming it.
+// is the same record as a stored one without one: the same person, content
+// (texts, kind, state, sensitivity, source) and time, to the second as
+// stored (a retried request). Two such records in one batch are two
+// episodes (a greeting said twice), and so is the same content at another
+// time; a batch sent again gets the ids it got, the n-th of equal records
+// the n-th stored. Every episode is validated before anything is written:
+// one bad episode fails the whole batch with an error naming it.
 //
 // After the transaction, an Add that brings the episodes added since the
 // full-text index was last merged to a sixteenth of the store merges it
@@ -379,8 +406,8 @@ type PutResult struct {
 	Added    int     // episodes stored that the store did not hold
 	Replaced int     // stored versions replaced by other content (replace)
 	// Present counts the episodes that wrote nothing: stored before with the
-	// same content, repeated in the batch, or repeats of a stored episode
-	// without an external id within DuplicateWindow.
+	// same content, repeated in the batch under one external id, or without
+	// an external id the same record as a stored one (Add).
 	Present int
 }
 
@@ -430,18 +457,13 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int
 	todo := make([]int, 0, len(batch))
 	old := map[int]int64{}           // batch index -> the id of the version it replaces
 	first := map[[2]string]Episode{} // the batch's first episode under each (user, external id)
-	dupOf := map[int]int{}           // batch index -> the earlier one it repeats (DuplicateWindow)
-	firstNoID := map[repeatKey]int{}
+	equal := map[repeatKey]int{}     // how many earlier episodes of the batch are each record without an external id
 	for i, e := range batch {
 		if e.ExternalID == "" {
-			k := repeatKey{e.User, e.UserText, e.ReplyText, e.Source, e.Kind, e.State, e.Sensitivity}
-			if j, ok := firstNoID[k]; ok && within(batch[j].OccurredAt, e.OccurredAt, DuplicateWindow) {
-				dupOf[i] = j
-				continue
-			} else if !ok {
-				firstNoID[k] = i
-			}
-			id, err := s.repeated(ctx, e)
+			k := repeatKey{e.User, e.UserText, e.ReplyText, e.Source, e.OccurredAt.Unix(), e.Kind, e.State, e.Sensitivity}
+			n := equal[k]
+			equal[k] = n + 1
+			id, err := s.repeated(ctx, e, n)
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("episode store: %s: episode %d: %w", op, i, err)
 			}
@@ -477,9 +499,6 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int
 		todo = append(todo, i)
 	}
 	if len(todo) == 0 {
-		for i, j := range dupOf { // a repeat in the batch gets the id of its first
-			ids[i] = ids[j]
-		}
 		return ids, 0, 0, nil
 	}
 	texts := make([]string, len(todo))
@@ -512,7 +531,7 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int
 		codes[j] = vecindex.Quantize(v)
 	}
 
-	w := &pendingWrite{ctx: ctx, op: op, batch: batch, todo: todo, old: old, dupOf: dupOf, known: ids,
+	w := &pendingWrite{ctx: ctx, op: op, batch: batch, todo: todo, old: old, known: ids,
 		fts: fts, blobs: blobs, codes: codes}
 	if err := s.commit(ctx, w); err != nil {
 		return nil, 0, 0, err
@@ -520,32 +539,27 @@ func (s *Store) add(ctx context.Context, eps []Episode, replace bool) (ids []int
 	return w.ids, w.added, w.replaced, w.after
 }
 
-// repeatKey is what an episode without an external id must share with
-// another, beside a time within DuplicateWindow, to be the same episode:
-// all its content but the time.
+// repeatKey is what an episode without an external id must share with a
+// stored one to be the same record again: all its content and its time (in
+// Unix seconds, as stored).
 type repeatKey struct {
 	user, userText, replyText, source string
+	at                                int64
 	kind                              Kind
 	state                             State
 	sensitivity                       Sensitivity
 }
 
-// within reports whether a and b are at most d apart (to the second, as
-// stored).
-func within(a, b time.Time, d time.Duration) bool {
-	diff := a.Unix() - b.Unix()
-	return max(diff, -diff) <= int64(d/time.Second)
-}
-
-// repeated returns the id of a stored episode without an external id that
-// e (normalized, without one either) repeats: the same person and content
-// within DuplicateWindow of its time; 0 when there is none.
-func (s *Store) repeated(ctx context.Context, e Episode) (int64, error) {
-	w := int64(DuplicateWindow / time.Second)
+// repeated returns the id of the n-th (from 0, by id) stored episode
+// without an external id that e (normalized, without one either) is the
+// same record as: the same person, content and time to the second; 0 when
+// there is none.
+func (s *Store) repeated(ctx context.Context, e Episode, n int) (int64, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM episodes WHERE user = ? AND occurred_at BETWEEN ? AND ?
-		AND external_id IS NULL AND user_text = ? AND reply_text = ? AND kind = ? AND state = ? AND sensitivity = ? AND source = ? LIMIT 1`,
-		e.User, e.OccurredAt.Unix()-w, e.OccurredAt.Unix()+w, e.UserText, e.ReplyText, int(e.Kind), int(e.State), int(e.Sensitivity), e.Source).Scan(&id)
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM episodes WHERE user = ? AND occurred_at = ?
+		AND external_id IS NULL AND user_text = ? AND reply_text = ? AND kind = ? AND state = ? AND sensitivity = ? AND source = ?
+		ORDER BY id LIMIT 1 OFFSET ?`,
+		e.User, e.OccurredAt.Unix(), e.UserText, e.ReplyText, int(e.Kind), int(e.State), int(e.Sensitivity), e.Source, n).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -782,7 +796,10 @@ func (s *Store) Recent(ctx context.Context, user string, n int) ([]Episode, erro
 // Delete removes the episodes with the given ids from all three tables in one
 // transaction and returns how many existed. Their texts are erased: overwritten
 // in the file (secure delete), removed from the full-text index's segments,
-// and the write-ahead log checkpointed and truncated (Erase).
+// and the write-ahead log checkpointed and truncated (Erase). Each deletion
+// is added to the record of erasures, in the same transaction, as a keyed
+// hash of the episode (no text), so that a restored copy deletes it again
+// (Restore).
 func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
@@ -796,9 +813,13 @@ func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
 	}
 	defer release()
 	defer tx.Rollback()
-	n := 0
+	key, err := erasureKey(ctx, tx)
+	if err != nil {
+		return 0, fmt.Errorf("episode store: delete: %w", err)
+	}
+	n, at := 0, time.Now()
 	for _, id := range ids {
-		ok, err := deleteOne(ctx, tx, id)
+		ok, err := deleteRecorded(ctx, tx, key, id, at)
 		if err != nil {
 			return 0, fmt.Errorf("episode store: delete %d: %w", id, err)
 		}

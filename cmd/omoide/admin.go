@@ -135,12 +135,14 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("restore", stderr)
 	sc := addStoreFlags(fs)
 	from := fs.String("from", "", "the copy to bring back: an \"omoide backup\" file or a replica restored by Litestream (required)")
-	setUsage(fs, "omoide restore -from FILE -db STORE", `Restore brings a copy back as the store: the file -from replaces the store -db, and every person
-the store forgot after the copy was taken is forgotten again in it, from the store's record of
-erasures (keyed hashes, no names). A person who asked to be forgotten stays forgotten whatever copy
-comes back; the store keeps its record. Stop every process using the store first (omoide serve,
-Litestream): the store's file is replaced. Without a store at -db (a node lost with its disk) the
-copy comes back as it is: nothing can be forgotten again.
+	setUsage(fs, "omoide restore -from FILE -db STORE", `Restore brings a copy back as the store: the file -from replaces the store -db; every person the
+store forgot after the copy was taken is forgotten again in it, and every episode it deleted or
+replaced since is deleted again, from the store's record of erasures (keyed hashes, no names or
+texts). A person who asked to be forgotten stays forgotten, and a deleted episode or the old text
+of an updated one stays gone, whatever copy comes back; the store keeps its record and its file
+mode. Restore refuses while a process holds the store (omoide serve, ingest), naming it: stop it
+first, and Litestream too. Without a store at -db (a node lost with its disk) the copy comes back
+as it is: nothing can be erased again.
 
 `)
 	if err := parse(fs, args); err != nil {
@@ -160,8 +162,8 @@ copy comes back as it is: nothing can be forgotten again.
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "restored %s from %s: %d episodes of %d people; %d forgotten again (of %d erasures on record), %s\n",
-		sc.db, *from, r.Episodes, r.People, r.Forgotten, r.Erasures, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "restored %s from %s: %d episodes of %d people; %d people forgotten again, %d episodes deleted again (of %d erasures on record), %s\n",
+		sc.db, *from, r.Episodes, r.People, r.Forgotten, r.Deleted, r.Erasures, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -294,8 +296,9 @@ default: private and secret episodes, archived ones), which a request's filter c
 
 const reembedDescription = `Reembed recomputes every episode's vector with the embedder the flags describe and records it as
 the store's embedder, in one transaction: if anything fails, the store keeps its old vectors.
-Run it after changing the embedder (model, dimension, or hash <-> openai); stop any "omoide
-serve" on the store first. Afterwards open the store with the new embedder flags.
+Run it after changing the embedder (model, dimension, or hash <-> openai); it refuses while a
+process holds the store (omoide serve), naming it: stop it first. Afterwards open the store with
+the new embedder flags.
 
 `
 
@@ -389,9 +392,13 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 analyzer and embedder (give the embedder flags it was built with), in one transaction. Use it
 when "omoide check" reports a problem.
 
+A server may hold the store meanwhile: its writes wait for the rebuild's transaction (up to
+its busy timeout), and its searches see the rebuilt indexes once it commits.
+
 With -analyzer it rebuilds the text index only, with that analyzer, and records it: a store
-built before the cjk analyzer moves to it with "omoide reindex -analyzer cjk". Stop any server
-on the store first: it would go on searching with the old analyzer.
+built before the cjk analyzer moves to it with "omoide reindex -analyzer cjk". It refuses while
+a process holds the store (omoide serve), naming it, since that would go on searching with the
+old analyzer: stop it first.
 
 `)
 	if err := parse(fs, args); err != nil {
