@@ -52,13 +52,19 @@ func buildOpenAPI() []byte {
 				schema, doc = typ("integer"), "the episode's id, as POST /v1/episodes answers it"
 			case "user":
 				schema, doc = personName(), "the person's name, an ordinary percent-encoded path segment (Go's url.PathEscape, JavaScript's encodeURIComponent); "+nameRule
+				if rt.reach {
+					doc += "; a person stored before the rule (omoide check names them) is still reached here, to be exported, erased or moved"
+				}
 			case "external_id":
 				doc = "the id the episode was stored under (its record's id), an ordinary percent-encoded path segment"
 			}
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": doc, "schema": schema})
 		}
 		if !nodeRoutes[key] {
-			params = append(params, map[string]any{"name": UserHeader, "in": "header", "description": userHeaderDoc,
+			// Required where nothing else names the person (DELETE
+			// /v1/episodes/{id}): an id alone could be anyone's.
+			named := strings.Contains(rt.path, "{user}") || rt.body != ""
+			params = append(params, map[string]any{"name": UserHeader, "in": "header", "required": !named, "description": userHeaderDoc,
 				"schema": map[string]any{"type": "string", "pattern": userHeaderPattern}})
 		}
 		switch {

@@ -701,7 +701,7 @@ type PutV1EpisodesParams struct {
 // DeleteV1EpisodesIdParams defines parameters for DeleteV1EpisodesId.
 type DeleteV1EpisodesIdParams struct {
 	// XOmoideUser The person the request is for, in the header's wire form: the UTF-8 bytes of the name, each byte that is "%", a control byte or non-ASCII (0x80 and above) percent-encoded as %XX with upper-case hex, every other byte as it is (mika: mika; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25). This is the one canonical form (Go: omoidehttp.EncodeUser): the node decodes it and refuses any other (raw non-ASCII bytes, lower-case hex, %41 for A) with 400; a generated client passes the encoded name as this parameter. A proxy routes each person to one node by this header (deploy/Caddyfile), so send it on every request for a person; on a /v1/users/{user}/... route it must name the path's person, and a body that names a person must name the same one (400 otherwise). The name rule: a name is 1 to 256 bytes of UTF-8 with no white space at either end, no control character, not "." or "..", and no "/" or "\"; any other is refused with 400.
-	XOmoideUser *string `json:"X-Omoide-User,omitempty"`
+	XOmoideUser string `json:"X-Omoide-User"`
 
 	// XOmoideHold the token of a hold (POST /v1/users/{user}/hold): while the person is held, their writes are refused with 503 and Retry-After unless they carry it (omoide move)
 	XOmoideHold *string `json:"X-Omoide-Hold,omitempty"`
@@ -2329,16 +2329,14 @@ func NewDeleteV1EpisodesIdRequest(server string, id int, params *DeleteV1Episode
 
 	if params != nil {
 
-		if params.XOmoideUser != nil {
-			var headerParam0 string
+		var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Omoide-User", *params.XOmoideUser, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
-			if err != nil {
-				return nil, err
-			}
-
-			req.Header.Set("X-Omoide-User", headerParam0)
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Omoide-User", params.XOmoideUser, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
 		}
+
+		req.Header.Set("X-Omoide-User", headerParam0)
 
 		if params.XOmoideHold != nil {
 			var headerParam1 string
