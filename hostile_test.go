@@ -207,7 +207,12 @@ func TestHostileInputs(t *testing.T) {
 			})
 
 			t.Run("hostile users", func(t *testing.T) {
-				users := []string{"\x00", "u\x00v", "NEAR(", `"`, "*", "%", "\u202eresu", "مستخدم", "👨‍👩‍👧", "e\u0301", "\u200b", strings.Repeat("u", episode.MaxUserLen)}
+				for _, u := range []string{"\x00", "u\x00v", "..", "a/b", "mika "} { // the name rule (episode.CheckUser)
+					if _, err := mem.Add(ctx, episode.Episode{User: u, UserText: "味噌ラーメンを食べた", OccurredAt: now}); !errors.Is(err, episode.ErrBadUser) {
+						t.Errorf("Add for user %q: %v, want episode.ErrBadUser", u, err)
+					}
+				}
+				users := []string{"NEAR(", `"`, "*", "%", "\u202eresu", "مستخدم", "👨‍👩‍👧", "e\u0301", "\u200b", strings.Repeat("u", episode.MaxUserLen)}
 				for _, u := range users {
 					ids, err := mem.Add(ctx, episode.Episode{User: u, UserText: "味噌ラーメンを食べた", OccurredAt: now})
 					if err != nil {

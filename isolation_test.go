@@ -21,8 +21,8 @@ import (
 // looser than byte equality (COLLATE NOCASE, LIKE, NFKC, trimming) would mix
 // their memories.
 var isolationUsers = []string{
-	"haruka", "Haruka", "haruka ", "haruka\u200b", "haru%", "haru_a", "%", "_",
-	"u1", "u10", "line/U1", "line/U10",
+	"haruka", "Haruka", "haru ka", "haruka\u200b", "haru%", "haru_a", "%", "_",
+	"u1", "u10", "line:U1", "line:U10",
 	"ユーザー", "ﾕｰｻﾞｰ", "caf\u00e9", "cafe\u0301", "ＡＢＣ", "ABC",
 	"مستخدم", "👩‍💻",
 }

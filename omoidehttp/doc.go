@@ -22,7 +22,7 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                          256, id 512, source 128; occurred_at from 1900 to 9999
                          -> {"ids": [store ids, in order], "unsearched": n (of them, how many the
                              default filter does not search: private, secret or archived)}
-  POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant", "content"}],
+  POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant"|"system", "content"}],
                           "now" (RFC 3339; default now), "tz" (the person's time zone, e.g.
                           "Asia/Tokyo": the days of "昨日" and of the evidence dates; default -tz),
                           "with_candidates" (bool), "inject_threshold" (0 to 1; default

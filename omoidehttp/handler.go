@@ -6,8 +6,8 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,7 +55,7 @@ type Handler struct {
 	mux      *http.ServeMux
 	token    [sha256.Size]byte
 	inflight sync.WaitGroup
-	holds    holds // people being moved to another node
+	holds    holds    // people being moved to another node
 	logKey   [32]byte // PersonHash's key, made by NewHandler
 }
 

@@ -25,7 +25,7 @@ EPISODE_EVIDENCE section instead (nothing, when nothing is worth injecting), -js
 as JSON.
 
 The context is the conversation just before the message, oldest first: -context FILE (a JSON
-array [{"role": "user"|"assistant", "content": "..."}], "-" for standard input) or repeated
+array [{"role": "user"|"assistant"|"system", "content": "..."}], "-" for standard input) or repeated
 -recent flags. With neither, the user's last stored episodes serve as the context, as in the
 reference design, within the last 30 minutes (an exchange stored earlier is a memory to find, not
 the conversation); -no-context searches with the message alone.
@@ -44,8 +44,8 @@ func (r *recentFlags) String() string { return fmt.Sprint(len(*r), " messages") 
 func (r *recentFlags) Set(v string) error {
 	role, content, ok := strings.Cut(v, ":")
 	role = strings.TrimSpace(role)
-	if !ok || role != "user" && role != "assistant" {
-		return fmt.Errorf("%q: want \"user:TEXT\" or \"assistant:TEXT\"", pytext.Clip(v, 40))
+	if !ok || role != "user" && role != "assistant" && role != "system" {
+		return fmt.Errorf("%q: want \"user:TEXT\", \"assistant:TEXT\" or \"system:TEXT\"", pytext.Clip(v, 40))
 	}
 	*r = append(*r, retriever.Message{Role: role, Content: strings.TrimSpace(content)})
 	return nil
@@ -59,7 +59,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	text := fs.String("text", "", "the person's new message (or give it as the argument)")
 	ctxFile := fs.String("context", "", "a JSON `file` of the recent turns, oldest first, or - for standard input")
 	var recent recentFlags
-	fs.Var(&recent, "recent", "a recent turn, oldest first: \"user:TEXT\" or \"assistant:TEXT\" (repeatable)")
+	fs.Var(&recent, "recent", "a recent turn, oldest first: \"user:TEXT\", \"assistant:TEXT\" or \"system:TEXT\" (repeatable)")
 	noContext := fs.Bool("no-context", false, "search with the message alone (not the last stored episodes)")
 	nowFlag := fs.String("now", "", "the clock, RFC 3339 (default: now)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
