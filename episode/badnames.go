@@ -8,8 +8,8 @@ import (
 // BadName is a stored person whose name CheckUser's rule refuses: stored
 // before the rule, reachable for export and forget, never for new episodes.
 type BadName struct {
-	User    string
-	Problem error // CheckUser's error
+	User    string `json:"user"`
+	Problem string `json:"problem"` // CheckUser's error
 }
 
 // BadNames returns the store's people whose names CheckUser refuses, in
@@ -27,7 +27,7 @@ func (s *Store) BadNames(ctx context.Context) ([]BadName, error) {
 			return nil, fmt.Errorf("episode store: bad names: %w", err)
 		}
 		if err := CheckUser(u); err != nil {
-			out = append(out, BadName{u, err})
+			out = append(out, BadName{u, err.Error()})
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -167,6 +167,10 @@ type CheckReport struct {
 	OrphanVector     []int64  // vectors without an episode
 	WrongPartition   []int64  // vectors filed under another user than their episode's
 	Problems         []string // one line per problem, empty when healthy
+	// BadNames are the people whose names CheckUser's rule refuses (stored
+	// before it): no problem of the tables, which reindex cannot mend; they
+	// can be exported and forgotten, and take new episodes under a new name.
+	BadNames []BadName
 }
 
 // maxListed bounds the ids a CheckReport lists per kind of problem.
@@ -186,6 +190,9 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 	}
 	if err := s.checkIdentity(ctx, &r); err != nil {
 		return r, fmt.Errorf("episode store: check identity: %w", err)
+	}
+	if r.BadNames, err = s.BadNames(ctx); err != nil {
+		return r, err
 	}
 	queries := []struct {
 		dst  *[]int64

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -347,8 +348,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 index has the recorded dimension; that the episodes, the text index and the vector index agree
 row for row, every episode has its quantized vector and every vector sits in its person's
 partition; that the per-person counts are right; and that SQLite's integrity check passes. It
-only reads. Exit status 1 when it finds a problem; "omoide reindex" rebuilds both indexes from
-the episodes.
+also names the people whose names break the name rule (stored before it). It only reads. Exit
+status 1 when it finds a problem or such a name; "omoide reindex" rebuilds both indexes from the
+episodes.
 
 `)
 	if err := parse(fs, args); err != nil {
@@ -376,11 +378,18 @@ the episodes.
 		if len(r.Problems) == 0 {
 			fmt.Fprintln(stdout, "ok         the three tables agree")
 		}
+		for _, b := range r.BadNames {
+			fmt.Fprintf(stdout, "name       %q: %s\n", b.User, strings.TrimPrefix(b.Problem, "user "))
+		}
 	}
+	var errs []error
 	if len(r.Problems) > 0 {
-		return fmt.Errorf("%d problems found; run omoide reindex", len(r.Problems))
+		errs = append(errs, fmt.Errorf("%d problems found; run omoide reindex", len(r.Problems)))
 	}
-	return nil
+	if len(r.BadNames) > 0 {
+		errs = append(errs, fmt.Errorf("%d people have names the name rule refuses (docs/reliability.md, \"A person's name\"): they can be exported and forgotten (omoide export, omoide forget -user), and take new episodes under another name", len(r.BadNames)))
+	}
+	return errors.Join(errs...)
 }
 
 func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
