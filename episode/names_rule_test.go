@@ -2,6 +2,7 @@ package episode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -84,5 +85,31 @@ func TestLegacyNamesStayReachable(t *testing.T) {
 	}
 	if n, err := s.Count(ctx, "mika"); err != nil || n != 1 {
 		t.Errorf("mika has %d episodes after forgetting \"..\" (%v), want 1", n, err)
+	}
+}
+
+// TestRecordBounds: every field of a record has a bound, and a zero
+// occurred_at given is refused rather than read as absent (now).
+func TestRecordBounds(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ line, want string }{
+		{`{"user":"u","user_text":"x","occurred_at":"0001-01-01T00:00:00Z"}`, "is the zero time"},
+		{`{"user":"u","user_text":"x","occurred_at":"0001-01-01T00:00:01Z"}`, "outside 1900 to 9999"},
+		{`{"user":"u","user_text":"x","source":"` + strings.Repeat("s", MaxSourceLen+1) + `"}`, "source is 129 bytes, longer than 128"},
+		{`{"user":"u","user_text":"x","id":"` + strings.Repeat("i", MaxExternalIDLen+1) + `"}`, "longer than 512"},
+		{`{"user":"u","user_text":"x","occurred_at":"2026-01-01T00:00:00Z","source":"line:group-42"}`, ""},
+		{`{"user":"u","user_text":"x"}`, ""},
+	} {
+		var err error
+		var rec Record
+		if err = json.Unmarshal([]byte(tc.line), &rec); err == nil {
+			var e Episode
+			if e, err = rec.Episode(now); err == nil && !strings.Contains(tc.line, "occurred_at") && !e.OccurredAt.Equal(now) {
+				t.Errorf("%s: occurred_at %v, want now", tc.line, e.OccurredAt)
+			}
+		}
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.80s: %v, want %q", tc.line, err, tc.want)
+		}
 	}
 }
