@@ -104,12 +104,6 @@ var (
 	MaxOccurredAt = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 
-// DuplicateWindow is how close in time an episode without an ExternalID
-// must be to a stored one of the same person and content (texts, kind,
-// state, sensitivity, source) to be that episode again (a retried request)
-// rather than a new one.
-const DuplicateWindow = 10 * time.Minute
-
 // ErrBadUser is wrapped by the error of a name that is no person's name
 // (CheckUser).
 var ErrBadUser = errors.New("not a person's name")

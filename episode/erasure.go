@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -177,6 +178,24 @@ func readRecord(ctx context.Context, path string) ([]byte, []Erasure, error) {
 	return key, rec, err
 }
 
+// readLastID reads the largest episode id the store at path gave (its rows
+// and its record in meta), read-only.
+func readLastID(ctx context.Context, path string) (int64, error) {
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var hasMeta int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name IN ('meta', 'episodes')`).Scan(&hasMeta); err != nil || hasMeta < 2 {
+		return 0, err
+	}
+	var id int64
+	err = db.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(id) FROM episodes), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '`+metaLastEpisodeID+`'), 0))`).Scan(&id)
+	return id, err
+}
+
 // Restored says what Restore did.
 type Restored struct {
 	Episodes int // episodes in the restored store
@@ -233,12 +252,17 @@ func restore(ctx context.Context, from, to string) (Restored, error) {
 	if fi, err := os.Stat(to); err == nil {
 		mode, had = fi.Mode().Perm(), true
 	}
-	// The record to re-apply: the store's, as it is now.
+	// The record to re-apply: the store's, as it is now; and the largest id
+	// it gave, which the copy must not give again.
 	var liveKey []byte
 	var live []Erasure
+	var lastID int64
 	if Exists(to) {
 		if liveKey, live, err = readRecord(ctx, to); err != nil {
 			return r, fmt.Errorf("read the record of erasures: %w", err)
+		}
+		if lastID, err = readLastID(ctx, to); err != nil {
+			return r, fmt.Errorf("read the last episode id: %w", err)
 		}
 	}
 	tmp := to + ".restoring"
@@ -269,6 +293,13 @@ func restore(ctx context.Context, from, to string) (Restored, error) {
 		if r.Forgotten, r.Deleted, err = s.forgetAgain(ctx, liveKey, live); err != nil {
 			return r, err
 		}
+	}
+	// An id given after the copy was taken stays given: a client may still
+	// hold it, and erasures name it.
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('`+metaLastEpisodeID+`', ?)
+		ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)`,
+		strconv.FormatInt(lastID, 10)); err != nil {
+		return r, fmt.Errorf("keep the last episode id: %w", err)
 	}
 	if r.Episodes, err = s.Count(ctx, ""); err != nil {
 		return r, err
