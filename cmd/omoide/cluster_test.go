@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -339,6 +340,40 @@ func TestCluster(t *testing.T) {
 		return where
 	}
 	checkPlacement("written")
+
+	// Names in every script travel in the header's wire form (percent-
+	// encoded UTF-8, what Node's fetch and urllib can send): Caddy hashes
+	// that form, the node computes ownership on it, so each lands on the
+	// node the proxy routes them to and is found there; the name sent
+	// raw is a 400, never another spelling routed elsewhere.
+	for _, u := range []string{"はるか", "王小明", "김민지", "Иван Петров", "50% off"} {
+		path := c.proxy + "/v1/users/" + url.PathEscape(u)
+		if err := postAs(path+"/episodes", u, []map[string]any{{"id": "1", "user_text": u + "の合言葉はあおぞらペンギン"}}, nil); err != nil {
+			t.Fatalf("write %s through the proxy: %v", u, err)
+		}
+		var got struct{ Node string }
+		if err := getAs(c.proxy+"/v1/node", u, &got); err != nil {
+			t.Fatal(err)
+		}
+		if pl := c.placement()[u]; len(pl) != 1 || pl[got.Node] != 1 {
+			t.Fatalf("%s is on %v, the proxy routes them to %s", u, pl, got.Node)
+		}
+		if want := omoidehttp.Owner(c.peers, u); c.nodes[got.Node].addr != want {
+			t.Fatalf("%s: the proxy routes them to %s (%s), Owner says %s", u, got.Node, c.nodes[got.Node].addr, want)
+		}
+		var res struct {
+			Hits []retriever.Hit `json:"hits"`
+		}
+		if err := postAs(path+"/retrieve", u, map[string]any{"text": "合言葉はあおぞらペンギン", "recent": []any{}}, &res); err != nil || len(res.Hits) == 0 || res.Hits[0].Episode.User != u {
+			t.Fatalf("retrieve %s through the proxy: %v, %v", u, res.Hits, err)
+		}
+		if u != omoidehttp.EncodeUser(u) {
+			raw := http.Header{omoidehttp.UserHeader: {u}}
+			if err := (omoidehttp.Client{}).Do(context.Background(), "POST", path+"/retrieve", raw, map[string]any{"text": "x"}, nil); err == nil || !strings.Contains(err.Error(), "400") {
+				t.Fatalf("%s sent raw in the header: %v, want a 400", u, err)
+			}
+		}
+	}
 
 	// A retrieval per sampled person: only their episodes, and the answers
 	// to compare after the restore.
