@@ -6,15 +6,16 @@ import (
 )
 
 // EncodeUser returns the one wire form of a person's name in the UserHeader:
-// every byte that is '%', a control byte or not ASCII percent-encoded as %XX
-// (upper-case hex), every other byte as it is. An ASCII name is its own wire
+// every byte that is '%', a control byte or not ASCII, and a space at either
+// end (which header parsing would drop), percent-encoded as %XX (upper-case
+// hex), every other byte as it is. An ASCII name is its own wire
 // form ("mika"); はるか is "%E3%81%AF%E3%82%8B%E3%81%8B", which any client can
 // send (Node's fetch and Python's urllib refuse a header that is not
 // Latin-1). The proxy hashes the header as sent, so Owner hashes this form.
 func EncodeUser(name string) string {
 	n := 0
 	for i := 0; i < len(name); i++ {
-		if headerEscaped(name[i]) {
+		if headerEscaped(name, i) {
 			n++
 		}
 	}
@@ -26,7 +27,7 @@ func EncodeUser(name string) string {
 	b.Grow(len(name) + 2*n)
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if headerEscaped(c) {
+		if headerEscaped(name, i) {
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])
@@ -37,7 +38,13 @@ func EncodeUser(name string) string {
 	return b.String()
 }
 
-func headerEscaped(c byte) bool { return c == '%' || c < 0x20 || c >= 0x7f }
+// headerEscaped reports whether the wire form encodes name[i]: a space at
+// either end too, so that a name the rule refuses (" mika") reaches the
+// server as itself and is refused, not trimmed into mika's.
+func headerEscaped(name string, i int) bool {
+	c := name[i]
+	return c == '%' || c < 0x20 || c >= 0x7f || c == ' ' && (i == 0 || i == len(name)-1)
+}
 
 // DecodeUser returns the name whose wire form (EncodeUser) is v, refusing a
 // value in any other form (raw UTF-8, lower-case hex, %41 for A, a stray
@@ -46,6 +53,9 @@ func DecodeUser(v string) (string, error) {
 	if !strings.Contains(v, "%") {
 		if i := strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r >= 0x7f }); i >= 0 {
 			return "", fmt.Errorf("the %s header holds byte %#x at %d: send the name percent-encoded as UTF-8 (%q)", UserHeader, v[i], i, EncodeUser(v))
+		}
+		if enc := EncodeUser(v); enc != v {
+			return "", fmt.Errorf("the %s header %q is not in its one wire form: send %q (a space at either end is encoded)", UserHeader, v, enc)
 		}
 		return v, nil
 	}

@@ -128,8 +128,9 @@ const nameRule = "a name is 1 to 256 bytes of UTF-8 with no white space at eithe
 
 // userHeaderDoc describes UserHeader: its wire form is EncodeUser's.
 const userHeaderDoc = "The person the request is for, in the header's wire form: the UTF-8 bytes of the name, each byte that is " +
-	"\"%\", a control byte or non-ASCII (0x80 and above) percent-encoded as %XX with upper-case hex, every other byte as it is " +
-	"(mika: mika; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25). This is the one canonical form (Go: omoidehttp.EncodeUser): " +
+	"\"%\", a control byte or non-ASCII (0x80 and above), and a space at either end, percent-encoded as %XX with upper-case hex, " +
+	"every other byte as it is (mika: mika; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25; \" mika\": %20mika, which the name rule " +
+	"then refuses, where header parsing would have trimmed it into mika's). This is the one canonical form (Go: omoidehttp.EncodeUser): " +
 	"the node decodes it and refuses any other (raw non-ASCII bytes, lower-case hex, %41 for A) with 400; a generated " +
 	"client passes the encoded name as this parameter. A proxy routes each person to one node by this header " +
 	"(deploy/Caddyfile), so send it on every request for a person; on a /v1/users/{user}/... route it must name the " +
@@ -137,8 +138,9 @@ const userHeaderDoc = "The person the request is for, in the header's wire form:
 
 // userHeaderPattern is the canonical wire form of UserHeader: printable
 // ASCII but "%", and %XX (upper-case hex) for "%", a control byte or a
-// byte from 0x80.
-const userHeaderPattern = `^(?:[ -$&-~]|%(?:[01][0-9A-F]|25|7F|[89A-F][0-9A-F]))+$`
+// byte from 0x80; a space at either end as %20, never raw.
+const userHeaderPattern = `^(?:[!-$&-~]|%(?:[01][0-9A-F]|2[05]|7F|[89A-F][0-9A-F]))` +
+	`(?:(?:[ -$&-~]|%(?:[01][0-9A-F]|25|7F|[89A-F][0-9A-F]))*(?:[!-$&-~]|%(?:[01][0-9A-F]|2[05]|7F|[89A-F][0-9A-F])))?$`
 
 // holdHeaderDoc describes HoldHeader on a write.
 const holdHeaderDoc = "the token of a hold (POST /v1/users/{user}/hold): while the person is held, their writes are refused " +
