@@ -75,6 +75,7 @@ FUZZ_TARGETS := \
 	./omoidehttp:FuzzDecodeRetrieve \
 	./omoidehttp:FuzzDecodePack \
 	./omoidehttp:FuzzServeRetrieve \
+	./omoidehttp:FuzzGeneratedApart \
 	./cmd/omoide:FuzzPeopleApart
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
