@@ -380,3 +380,33 @@ func TestLegacyNamesOverHTTP(t *testing.T) {
 		t.Errorf("mika holds %d after the others were forgotten, want 1", c)
 	}
 }
+
+// TestRecordBoundsDescribed: every text field of a record states its bound
+// in the API description, as the store enforces it.
+func TestRecordBoundsDescribed(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Description string
+				Properties  map[string]struct {
+					MaxLength   int
+					Description string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(omoidehttp.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	rec := doc.Components.Schemas["Record"]
+	for field, n := range map[string]int{"id": episode.MaxExternalIDLen, "external_id": episode.MaxExternalIDLen, "user": episode.MaxUserLen,
+		"user_text": episode.MaxTextBytes, "reply_text": episode.MaxTextBytes, "source": episode.MaxSourceLen} {
+		p := rec.Properties[field]
+		if p.MaxLength != n || !strings.Contains(p.Description, fmt.Sprintf("at most %d bytes", n)) {
+			t.Errorf("Record.%s: maxLength %d, %q; want %d bytes stated", field, p.MaxLength, p.Description, n)
+		}
+	}
+	if !strings.Contains(rec.Description, fmt.Sprint(episode.MaxRecordBytes)) {
+		t.Errorf("Record's description %q does not state the bound of the whole", rec.Description)
+	}
+}

@@ -2,6 +2,7 @@ package omoidehttp
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"regexp"
@@ -209,6 +210,18 @@ func object(props map[string]any, required []string, closed bool) map[string]any
 }
 
 func typ(t string) map[string]any      { return map[string]any{"type": t} }
+
+// bounded gives a string schema its bound of n bytes: maxLength (which JSON
+// Schema counts in characters, never more than bytes) and its description.
+func bounded(s map[string]any, n int) map[string]any {
+	s["maxLength"] = n
+	if d, ok := s["description"].(string); ok {
+		s["description"] = fmt.Sprintf("%s; at most %d bytes of UTF-8", d, n)
+	} else {
+		s["description"] = fmt.Sprintf("at most %d bytes of UTF-8", n)
+	}
+	return s
+}
 func arrayOf(items any) map[string]any { return map[string]any{"type": "array", "items": items} }
 func dateTime() map[string]any         { return map[string]any{"type": "string", "format": "date-time"} }
 func nameOrNumber(names ...string) any {
@@ -233,16 +246,17 @@ func schemas() map[string]any {
 	kind := nameOrNumber("episode", "fact", "summary", "loop")
 	state := nameOrNumber("raw", "validated", "consolidated", "archived")
 	sensitivity := nameOrNumber("normal", "private", "secret")
-	record := object(map[string]any{
-		"id":          withDoc(typ("string"), "the external id (or external_id: the same field)"),
-		"external_id": typ("string"),
-		"user":        withDoc(typ("string"), bodyUserDoc),
-		"user_text":   typ("string"),
-		"reply_text":  typ("string"),
-		"occurred_at": withDoc(dateTime(), "RFC 3339; default now"),
-		"source":      typ("string"),
+	record := withDoc(object(map[string]any{
+		"id":          bounded(withDoc(typ("string"), "the external id (or external_id: the same field)"), episode.MaxExternalIDLen),
+		"external_id": bounded(typ("string"), episode.MaxExternalIDLen),
+		"user":        bounded(withDoc(typ("string"), bodyUserDoc), episode.MaxUserLen),
+		"user_text":   bounded(withDoc(typ("string"), "with reply_text at most 16384 bytes together"), episode.MaxTextBytes),
+		"reply_text":  bounded(withDoc(typ("string"), "with user_text at most 16384 bytes together"), episode.MaxTextBytes),
+		"occurred_at": withDoc(dateTime(), "RFC 3339, from 1900 to 9999 (the zero time is refused); default now"),
+		"source":      bounded(withDoc(typ("string"), "where the episode came from: chat (default), reminder, line:group-42"), episode.MaxSourceLen),
 		"kind":        kind, "state": state, "sensitivity": sensitivity,
-	}, nil, true)
+	}, nil, true), fmt.Sprintf("an episode: its texts and names hold at most %d bytes in all (user %d, id %d, source %d, texts %d; 400 beyond)",
+		episode.MaxRecordBytes, episode.MaxUserLen, episode.MaxExternalIDLen, episode.MaxSourceLen, episode.MaxTextBytes))
 	message := object(map[string]any{"role": withDoc(enum("user", "assistant", "system"), "system turns are ignored"), "content": typ("string")}, []string{"role", "content"}, true)
 	filter := object(map[string]any{
 		"kinds": arrayOf(kind), "states": arrayOf(state), "max_sensitivity": sensitivity,

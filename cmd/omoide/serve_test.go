@@ -438,7 +438,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	// The log has each request and none of the secrets or texts.
 	log := logs.String()
-	for _, want := range []string{"method=POST route=/v1/retrieve status=200", "status=401", "status=413", "duration=", "msg=stopped"} {
+	for _, want := range []string{"method=POST route=/v1/retrieve status=200", "status=401", "status=413", "duration=", "msg=stopped", "returns_up_to=normal"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}

@@ -546,23 +546,30 @@ type People struct {
 	} `json:"users"`
 }
 
-// Record defines model for Record.
+// Record an episode: its texts and names hold at most 17280 bytes in all (user 256, id 512, source 128, texts 16384; 400 beyond)
 type Record struct {
+	// ExternalId at most 512 bytes of UTF-8
 	ExternalId *string `json:"external_id,omitempty"`
 
-	// Id the external id (or external_id: the same field)
+	// Id the external id (or external_id: the same field); at most 512 bytes of UTF-8
 	Id   *string      `json:"id,omitempty"`
 	Kind *Record_Kind `json:"kind,omitempty"`
 
-	// OccurredAt RFC 3339; default now
-	OccurredAt  *time.Time          `json:"occurred_at,omitempty"`
+	// OccurredAt RFC 3339, from 1900 to 9999 (the zero time is refused); default now
+	OccurredAt *time.Time `json:"occurred_at,omitempty"`
+
+	// ReplyText with user_text at most 16384 bytes together; at most 16384 bytes of UTF-8
 	ReplyText   *string             `json:"reply_text,omitempty"`
 	Sensitivity *Record_Sensitivity `json:"sensitivity,omitempty"`
-	Source      *string             `json:"source,omitempty"`
-	State       *Record_State       `json:"state,omitempty"`
 
-	// User the person; may be left out (or "") when the path or the X-Omoide-User header names them, and must be the same person when both do; a name is 1 to 256 bytes of UTF-8 with no white space at either end, no control character, not "." or "..", and no "/" or "\"; any other is refused with 400
-	User     *string `json:"user,omitempty"`
+	// Source where the episode came from: chat (default), reminder, line:group-42; at most 128 bytes of UTF-8
+	Source *string       `json:"source,omitempty"`
+	State  *Record_State `json:"state,omitempty"`
+
+	// User the person; may be left out (or "") when the path or the X-Omoide-User header names them, and must be the same person when both do; a name is 1 to 256 bytes of UTF-8 with no white space at either end, no control character, not "." or "..", and no "/" or "\"; any other is refused with 400; at most 256 bytes of UTF-8
+	User *string `json:"user,omitempty"`
+
+	// UserText with reply_text at most 16384 bytes together; at most 16384 bytes of UTF-8
 	UserText *string `json:"user_text,omitempty"`
 }
 
