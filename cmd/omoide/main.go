@@ -18,6 +18,7 @@
 //	reembed  recompute every vector with another embedder
 //	check    verify that the episodes, text index and vector index agree
 //	reindex  rebuild the text and vector indexes from the episodes
+//	learn    learn word vectors for the analyzer's terms from conversations
 //	serve    run the HTTP JSON API
 //
 // The commands that open a store share the flags -db, -embedder, -endpoint,
@@ -54,6 +55,7 @@ var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Comma
 	{Name: "reembed", Summary: "recompute every vector with another embedder", Run: runReembed},
 	{Name: "check", Summary: "verify that the episodes, text index and vector index agree", Run: runCheck},
 	{Name: "reindex", Summary: "rebuild the text and vector indexes from the episodes", Run: runReindex},
+	{Name: "learn", Summary: "learn word vectors for the analyzer's terms from conversations", Run: runLearn},
 	{Name: "serve", Summary: "run the HTTP JSON API (omoide serve -help for the endpoints)", Run: runServe},
 }}
 
