@@ -10,6 +10,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
+	"github.com/omoide/omoide/wordvec"
 )
 
 // Environment variables that give the embedder flags their defaults.
@@ -21,14 +22,14 @@ const (
 )
 
 // EmbedderFlags are the flags that choose the embedder: -embedder
-// hash|openai|static,
+// hash|openai|static|terms,
 // -endpoint, -model, -dim and -key-env (Register), and optionally the
 // openai request options -batch and -dimensions (RegisterRequest). Register
 // them, parse, then call Validate and Embedder.
 type EmbedderFlags struct {
-	Name       string // -embedder: hash, openai or static
+	Name       string // -embedder: hash, openai, static or terms
 	Endpoint   string // -endpoint: openai's API base URL ("" = embed.DefaultOpenAIBaseURL)
-	Model      string // -model: openai's embedding model, or the folder of a static model
+	Model      string // -model: openai's embedding model, the folder of a static model, or a word vectors file (terms)
 	Dim        int    // -dim: the vector dimension (hash: 0 = embed.DefaultHashDim; static: 0 = the model's)
 	KeyEnv     string // -key-env: the environment variable that holds openai's API key
 	Batch      int    // -batch: openai's texts per request (0 = embed.DefaultOpenAIBatchSize)
@@ -45,10 +46,10 @@ type EmbedderFlags struct {
 func (e *EmbedderFlags) Register(fs *flag.FlagSet) {
 	e.fs = fs
 	fs.StringVar(&e.Name, "embedder", EnvOr(EnvEmbedder, "hash"),
-		"the embedder: hash (offline, lexical), openai (any OpenAI-compatible /embeddings endpoint) or static (a static embedding model's folder, in-process) (env "+EnvEmbedder+")")
+		"the embedder: hash (offline, lexical), openai (any OpenAI-compatible /embeddings endpoint), static (a static embedding model's folder, in-process) or terms (word vectors learned by omoide learn, in-process) (env "+EnvEmbedder+")")
 	fs.StringVar(&e.Endpoint, "endpoint", os.Getenv(EnvEndpoint),
 		"openai: the API base `URL`, e.g. http://localhost:11434/v1 (default "+embed.DefaultOpenAIBaseURL+") (env "+EnvEndpoint+")")
-	fs.StringVar(&e.Model, "model", os.Getenv(EnvModel), "openai: the embedding `model`; static: the model's folder (env "+EnvModel+")")
+	fs.StringVar(&e.Model, "model", os.Getenv(EnvModel), "openai: the embedding `model`; static: the model's folder; terms: the word vectors file (env "+EnvModel+")")
 	dim := 0
 	if v := os.Getenv(EnvDim); v != "" {
 		n, err := strconv.Atoi(v)
@@ -103,13 +104,19 @@ func (e *EmbedderFlags) Validate() error {
 				return fmt.Errorf("%w: -%s is not for -embedder hash", ErrUsage, name)
 			}
 		}
-	case "static":
+	case "static", "terms":
 		for _, name := range []string{"endpoint", "batch", "dimensions"} {
 			if e.set(name) {
-				return fmt.Errorf("%w: -%s is for -embedder openai, not static", ErrUsage, name)
+				return fmt.Errorf("%w: -%s is for -embedder openai, not %s", ErrUsage, name, e.Name)
 			}
 		}
+		if e.Name == "terms" && e.set("dim") {
+			return fmt.Errorf("%w: -dim is not for -embedder terms: the vectors file has its dimension", ErrUsage)
+		}
 		if strings.TrimSpace(e.Model) == "" {
+			if e.Name == "terms" {
+				return fmt.Errorf("%w: -embedder terms needs -model, the word vectors file omoide learn wrote (or %s)", ErrUsage, EnvModel)
+			}
 			return fmt.Errorf("%w: -embedder static needs -model, the model's folder (or %s)", ErrUsage, EnvModel)
 		}
 	case "openai":
@@ -126,7 +133,7 @@ func (e *EmbedderFlags) Validate() error {
 			return fmt.Errorf("%w: -batch %d: must not be negative", ErrUsage, e.Batch)
 		}
 	default:
-		return fmt.Errorf("%w: -embedder %q: want hash, openai or static", ErrUsage, e.Name)
+		return fmt.Errorf("%w: -embedder %q: want hash, openai, static or terms", ErrUsage, e.Name)
 	}
 	return nil
 }
@@ -139,6 +146,13 @@ func (e *EmbedderFlags) Validate() error {
 // is not there or cannot be read is a failure (exit status 1), named by the
 // file at fault: only a -dim the model cannot give is a usage error.
 func (e *EmbedderFlags) Embedder() (embed.Embedder, error) {
+	if e.Name == "terms" {
+		t, err := wordvec.LoadEmbedder(e.Model)
+		if err != nil {
+			return nil, fmt.Errorf("-model: %w", err)
+		}
+		return t, nil
+	}
 	if e.Name == "static" {
 		s, err := embed.LoadStatic(e.Model, embed.StaticOptions{Dim: e.Dim})
 		if errors.Is(err, embed.ErrDim) {
@@ -187,6 +201,9 @@ func FlagsFor(id embed.Identity) string {
 	}
 	if strings.HasPrefix(id.Name, "hash-") {
 		return fmt.Sprintf("open it with -embedder hash -dim %d", id.Dim)
+	}
+	if strings.HasPrefix(id.Name, "terms:") {
+		return fmt.Sprintf("open it with -embedder terms -model FILE, FILE the word vectors whose fingerprint begins %s", strings.TrimPrefix(strings.Split(id.Name, "+")[0], "terms:"))
 	}
 	if sum, ok := strings.CutPrefix(id.Name, "static:"); ok {
 		return fmt.Sprintf("open it with -embedder static -model DIR -dim %d, DIR the folder of the model whose fingerprint is %s", id.Dim, sum)
