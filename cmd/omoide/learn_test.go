@@ -153,3 +153,19 @@ func TestLearnUsage(t *testing.T) {
 		})
 	}
 }
+
+func TestLearnHelp(t *testing.T) {
+	clearEnv(t)
+	code, out, errOut := runCLI(t, "learn", "-help")
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, w := range []string{"usage: omoide learn", "-users", "-window", "-min-count", "-seed", "search admits", "a forget", "learn again"} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+	if code, _, errOut := runCLI(t, "help"); code != 0 || !strings.Contains(errOut, "learn") {
+		t.Errorf("omoide help: exit %d, %q", code, errOut)
+	}
+}
