@@ -445,3 +445,26 @@ func TestOfflineSelectionMatchesLive(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRelevance: -relevance decides with a fitted model's file: the
+// embedded default model's own file gives the default's figures, a model of
+// a few trees others, and a file that is no model is a failure naming it.
+func TestEvalRelevance(t *testing.T) {
+	dir := t.TempDir()
+	writeSuite(t, dir)
+	base := runBench(t, "eval", "-suite", dir, "-preset", "default")
+	same := runBench(t, "eval", "-suite", dir, "-preset", "default", "-relevance", "../../rerank/model.json")
+	if strip(base) != strip(same) {
+		t.Errorf("-relevance with the embedded model's file changed the figures:\n%s\n%s", base, same)
+	}
+	small := filepath.Join(t.TempDir(), "small.json")
+	runBench(t, "train", "-suite", dir, "-trees", "1", "-leave-out=false", "-o", small)
+	if other := runBench(t, "eval", "-suite", dir, "-preset", "default", "-relevance", small); strip(other) == strip(base) {
+		t.Errorf("-relevance with a one-tree model gave the default model's figures:\n%s", other)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"features":["x"]}`), 0o644)
+	if code, _, errOut := benchStatus(t, "eval", "-suite", dir, "-relevance", bad); code != 1 || !strings.Contains(errOut, "-relevance "+bad) {
+		t.Errorf("a file that is no model: exit %d %s", code, errOut)
+	}
+}

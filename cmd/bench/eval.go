@@ -21,6 +21,7 @@ import (
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/memorypack"
+	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -39,6 +40,29 @@ type suiteFlags struct {
 	variants                    variantFlag
 	distractors                 int
 	haystack                    string
+	relevance                   string
+}
+
+// withRelevance gives every configuration that decides by a relevance
+// model the model of -relevance, when it is set.
+func (f *suiteFlags) withRelevance(cfgs []config) error {
+	if f.relevance == "" {
+		return nil
+	}
+	data, err := os.ReadFile(f.relevance)
+	if err != nil {
+		return fmt.Errorf("-relevance: %w", err)
+	}
+	m, err := rerank.LoadModel(data)
+	if err != nil {
+		return fmt.Errorf("-relevance %s: %w", f.relevance, err)
+	}
+	for i := range cfgs {
+		if cfgs[i].Opts.Rank.Inject.Model != nil {
+			cfgs[i].Opts.Rank.Inject.Model = m
+		}
+	}
+	return nil
 }
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
@@ -56,6 +80,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.IntVar(&f.distractors, "distractors", 0, "add this many real episodes of -haystack to every person's memory (dated inside the suite's year), to measure quality at a size")
 	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
+	fs.StringVar(&f.relevance, "relevance", "", "a relevance model `file` (bench train -o) that decides instead of the preset's embedded one, where the preset has a model")
 	fs.Var(&f.variants, "variant", "name:Field=value,... — run every configuration again with these retriever.Options fields set (repeatable; e.g. lex0:Rerank.WeightLex=0; \"base:\" is the preset as it is)")
 	f.emb.register(fs)
 }
@@ -411,6 +436,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
+		return err
+	}
+	if err := f.withRelevance(cfgs); err != nil {
 		return err
 	}
 	emb, err := f.emb.embedder()
