@@ -39,11 +39,12 @@ type TermOptions struct {
 // アルバイト) come near, as far as the vectors learned it. A text none of
 // whose terms has a vector is the zero vector. It is safe for concurrent use.
 type Terms struct {
-	v     TermVectors
-	index func(string) string
-	sif   float64
-	total float64
-	id    Identity
+	v        TermVectors
+	index    func(string) string
+	sif      float64
+	total    float64
+	id       Identity
+	analyzer string
 }
 
 // NewTerms returns the embedder of v's terms.
@@ -54,7 +55,7 @@ func NewTerms(v TermVectors, opts TermOptions) (*Terms, error) {
 	if opts.Index == nil || opts.Analyzer == "" {
 		return nil, errors.New("embed: terms: the analyzer the vectors were learned with is required (TermOptions.Index, Analyzer)")
 	}
-	t := &Terms{v: v, index: opts.Index, sif: opts.SIF}
+	t := &Terms{v: v, index: opts.Index, sif: opts.SIF, analyzer: opts.Analyzer}
 	if t.sif <= 0 {
 		t.sif = DefaultSIF
 	}
@@ -81,30 +82,45 @@ func (t *Terms) Weight(term string) float64 {
 	return t.sif / (t.sif + float64(n)/t.total)
 }
 
+// Analyzer names the analyzer whose terms the vectors are of.
+func (t *Terms) Analyzer() string { return t.analyzer }
+
 // Embed returns each text's vector.
 func (t *Terms) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	sum := make([]float64, t.v.Dim())
 	for i, text := range texts {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		clear(sum)
-		for _, term := range strings.Fields(t.index(text)) {
-			vec, ok := t.v.Lookup(term)
-			if !ok {
-				continue
-			}
-			w := t.Weight(term)
-			for j, x := range vec {
-				sum[j] += w * float64(x)
-			}
+		if out[i] = t.TermsVector(strings.Fields(t.index(text))); out[i] == nil {
+			out[i] = make([]float32, t.v.Dim())
 		}
-		out[i] = unit(sum)
 	}
 	return out, nil
+}
+
+// TermsVector returns the unit SIF-weighted mean of the vectors of terms
+// (index terms of the analyzer), nil when none of them has a vector.
+func (t *Terms) TermsVector(terms []string) []float32 {
+	sum := make([]float64, t.v.Dim())
+	found := false
+	for _, term := range terms {
+		vec, ok := t.v.Lookup(term)
+		if !ok {
+			continue
+		}
+		found = true
+		w := t.Weight(term)
+		for j, x := range vec {
+			sum[j] += w * float64(x)
+		}
+	}
+	if !found {
+		return nil
+	}
+	return unit(sum)
 }
 
 // unit returns v normalised, as float32; the zero vector stays zero.

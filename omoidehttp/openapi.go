@@ -288,6 +288,7 @@ func schemas() map[string]any {
 		"probability": number(), "score": number(), "rrf": number(), "rrf_norm": number(),
 		"lex": number(), "rec": number(), "coverage": number(), "proximity": number(),
 		"lacking": number(), "cosine": number(), "lex_message": number(), "in_window": typ("boolean"),
+		"meaning": withDoc(number(), "the cosine of the episode's terms' learned vector with the message's, when the server measures meaning"),
 	}, []string{"id", "user", "user_text", "reply_text", "occurred_at", "source", "kind", "state", "sensitivity",
 		"score", "rrf", "rrf_norm", "lex", "rec", "coverage", "proximity", "lacking", "cosine", "lex_message"}, true)
 	traceProps := map[string]any{

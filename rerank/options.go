@@ -101,6 +101,7 @@ type Weights struct {
 	Coverage  float64 `json:"coverage"`  // Parts.Coverage; 0 in the reference
 	Proximity float64 `json:"proximity"` // Parts.Proximity; 0 in the reference
 	Window    float64 `json:"window"`    // added when Parts.InWindow; 0 in the reference
+	Meaning   float64 `json:"meaning"`   // Parts.Meaning; 0 in both presets (issue 36: measured, not yet kept)
 }
 
 // Ngrams is how the trigram overlap (Parts.Lex) is measured.
@@ -189,6 +190,7 @@ func (o Options) Validate() error {
 		{"Gate.Depth", float64(o.Gate.Depth), false},
 		{"Select.MaxResults", float64(o.Select.MaxResults), true},
 		{"Select.DedupeDice", o.Select.DedupeDice, false},
+		{"Weights.Meaning", o.Weights.Meaning, false},
 	} {
 		switch {
 		case v.val < 0:

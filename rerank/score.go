@@ -42,13 +42,18 @@ type Parts struct {
 	// with the episode, when Score is given the message's n-grams. Reported
 	// only.
 	LexMessage float64
+	// Meaning is the cosine of the episode's terms' learned vector with the
+	// message's (retriever.Options.Meaning), in [-1, 1]; 0 when nothing
+	// measures it.
+	Meaning float64
 }
 
 // Final returns the score of parts under w:
-// RRF·RRFNorm + Lex·Lex + Recency·Rec + Coverage·Coverage + Proximity·Proximity,
-// plus Window when the candidate is inside the message's time window.
+// RRF·RRFNorm + Lex·Lex + Recency·Rec + Coverage·Coverage + Proximity·Proximity
+// + Meaning·Meaning, plus Window when the candidate is inside the message's
+// time window.
 func (w Weights) Final(p Parts) float64 {
-	f := w.RRF*p.RRFNorm + w.Lex*p.Lex + w.Recency*p.Rec + w.Coverage*p.Coverage + w.Proximity*p.Proximity
+	f := w.RRF*p.RRFNorm + w.Lex*p.Lex + w.Recency*p.Rec + w.Coverage*p.Coverage + w.Proximity*p.Proximity + w.Meaning*p.Meaning
 	if p.InWindow && w.Window != 0 {
 		f += w.Window
 	}
@@ -81,7 +86,7 @@ type Scored struct {
 	Raised bool // Neighbors raised or added it
 	// covered and near: the score weighs coverage and proximity, and Reason
 	// shows them.
-	covered, near bool
+	covered, near, meant bool
 }
 
 // Reason renders the score parts as the reference does, and the coverage
@@ -94,6 +99,9 @@ func (s Scored) Reason() string {
 	}
 	if s.near {
 		r += fmt.Sprintf(" prox=%.3f", s.Proximity)
+	}
+	if s.meant {
+		r += fmt.Sprintf(" meaning=%.3f", s.Meaning)
 	}
 	if s.Raised {
 		r += " (raised: next to a stronger match)"
@@ -189,7 +197,7 @@ func finalize(scored []Scored, w Weights) {
 		s := &scored[i]
 		s.Final = w.Final(s.Parts)
 		s.Raised = false
-		s.covered, s.near = w.Coverage != 0, w.Proximity != 0
+		s.covered, s.near, s.meant = w.Coverage != 0, w.Proximity != 0, w.Meaning != 0
 	}
 	sortByFinal(scored)
 }

@@ -35,8 +35,11 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 	for i, f := range rt.fused {
 		ids[i] = f.ID
 	}
+	if rt.opts.Meaning != nil {
+		rt.meaning = rt.opts.Meaning.TermsVector(strings.Fields(rt.analyzer.Index(rt.text)))
+	}
 	var err error
-	if rt.eps, rt.grams, rt.matches, err = rt.read(ctx, ids, rt.cover); err != nil {
+	if rt.eps, rt.grams, rt.matches, err = rt.read(ctx, ids, rt.cover, rt.meaning); err != nil {
 		return err
 	}
 	rt.tr.Fetch = time.Since(t)
@@ -53,16 +56,17 @@ const (
 
 // read returns the episodes of ids still in the store, in the order of ids,
 // with each one's rerank n-grams and, when cover is not nil, its coverage of
-// the message and proximity. The candidates are read in up to fetchParts parts at once,
+// the message and proximity; when meaning (the message's vector) is not nil,
+// the cosine of its terms' vector with it. The candidates are read in up to fetchParts parts at once,
 // each part's n-grams and coverage made as it arrives: the searches are over,
 // and reading and n-gramming sixty episodes on one core left the other idle.
-func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights) ([]episode.Episode, []ngram.Set, []termMatch, error) {
+func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights, meaning []float32) ([]episode.Episode, []ngram.Set, []termMatch, error) {
 	parts := min(fetchParts, max(1, len(ids)/fetchPart))
 	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]termMatch, parts), make([]error, parts)
 	read := func(p int) {
 		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
 		var held [][]string
-		if cover == nil {
+		if cover == nil && meaning == nil {
 			eps[p], errs[p] = r.store.GetMany(ctx, part)
 		} else {
 			eps[p], held, errs[p] = r.store.GetManyTerms(ctx, part)
@@ -77,7 +81,12 @@ func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights) (
 		covs[p] = make([]termMatch, len(eps[p]))
 		var sc matchScratch
 		for i := range held {
-			covs[p][i] = cover.match(held[i], &sc)
+			if cover != nil {
+				covs[p][i] = cover.match(held[i], &sc)
+			}
+			if meaning != nil {
+				covs[p][i].meaning = cosine(meaning, r.opts.Meaning.TermsVector(held[i]))
+			}
 		}
 	}
 	var wg sync.WaitGroup
@@ -121,6 +130,19 @@ type matchScratch struct {
 // termMatch is how an episode's indexed terms match the message's.
 type termMatch struct {
 	coverage, proximity, lacking float64
+	meaning                      float64 // Parts.Meaning
+}
+
+// cosine is the dot product of two unit vectors; 0 when either is nil.
+func cosine(a, b []float32) float64 {
+	if a == nil || b == nil {
+		return 0
+	}
+	var d float32
+	for i, x := range a {
+		d += x * b[i]
+	}
+	return float64(d)
 }
 
 // proximityWindow is how many indexed terms after a message term its

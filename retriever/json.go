@@ -39,6 +39,7 @@ type hitJSON struct {
 	Lacking     float64             `json:"lacking"`
 	Cosine      float64             `json:"cosine"`
 	LexMessage  float64             `json:"lex_message"`
+	Meaning     float64             `json:"meaning,omitempty"` // measured with Options.Meaning only
 	InWindow    bool                `json:"in_window,omitempty"`
 }
 
@@ -49,7 +50,7 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 		OccurredAt: e.OccurredAt, Source: e.Source, Kind: e.Kind, State: e.State, Sensitivity: e.Sensitivity,
 		Relevance: h.Relevance, Reason: h.Reason, Probability: h.Probability, Score: h.Score,
 		RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage, Proximity: h.Proximity,
-		Lacking: h.Lacking, Cosine: h.Cosine, LexMessage: h.LexMessage, InWindow: h.InWindow})
+		Lacking: h.Lacking, Cosine: h.Cosine, LexMessage: h.LexMessage, Meaning: h.Meaning, InWindow: h.InWindow})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -62,7 +63,7 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 		OccurredAt: j.OccurredAt, Source: j.Source, Kind: j.Kind, State: j.State, Sensitivity: j.Sensitivity},
 		Relevance: j.Relevance, Reason: j.Reason, Probability: j.Probability, Score: j.Score,
 		Parts: rerank.Parts{RRF: j.RRF, RRFNorm: j.RRFNorm, Lex: j.Lex, Rec: j.Rec, Coverage: j.Coverage, Proximity: j.Proximity,
-			Lacking: j.Lacking, Cosine: j.Cosine, LexMessage: j.LexMessage, InWindow: j.InWindow}}
+			Lacking: j.Lacking, Cosine: j.Cosine, LexMessage: j.LexMessage, Meaning: j.Meaning, InWindow: j.InWindow}}
 	return nil
 }
 

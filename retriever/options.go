@@ -72,6 +72,21 @@ type Options struct {
 	Location *time.Location
 	// Rank fuses, scores, gates and selects the candidates (package rerank).
 	Rank rerank.Options
+	// Meaning gives the ranking learned word vectors of the store
+	// analyzer's terms (package wordvec, through embed.Terms): a candidate's
+	// Parts.Meaning is the cosine of its indexed terms' vector with the
+	// message's, which Rank.Weights.Meaning weighs. nil measures nothing
+	// (both presets).
+	Meaning MeaningVectors `json:"-"`
+}
+
+// MeaningVectors give an analyzer's index terms the unit vector of their
+// meaning (embed.Terms).
+type MeaningVectors interface {
+	// TermsVector returns the vector of terms, nil when none has one.
+	TermsVector(terms []string) []float32
+	// Analyzer names the analyzer whose terms they are.
+	Analyzer() string
 }
 
 // Vector configures the vector arm.

@@ -254,6 +254,7 @@ type retrieval struct {
 
 	// fetch: the fused candidates still stored, in fusion order
 	cover   *termWeights // the message's terms, when coverage is measured
+	meaning []float32    // the message's vector, when Options.Meaning measures it
 	eps     []episode.Episode
 	grams   []ngram.Set
 	matches []termMatch
@@ -281,6 +282,9 @@ func New(store Store, opts Options) (*Retriever, error) {
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("retriever: %w", err)
+	}
+	if opts.Meaning != nil && opts.Meaning.Analyzer() != store.Analyzer().Name() {
+		return nil, fmt.Errorf("retriever: option Meaning: the vectors are of the terms of analyzer %s, the store's is %s", opts.Meaning.Analyzer(), store.Analyzer().Name())
 	}
 	r := &Retriever{store: store, opts: opts, lexical: embed.IsLexical(store.Embedder())}
 	if err := r.chooseModel(); err != nil {

@@ -18,6 +18,8 @@ import (
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
+	"github.com/omoide/omoide/tokenize"
+	"github.com/omoide/omoide/wordvec"
 )
 
 var testNow = time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC)
@@ -466,5 +468,47 @@ func TestEvalRelevance(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"features":["x"]}`), 0o644)
 	if code, _, errOut := benchStatus(t, "eval", "-suite", dir, "-relevance", bad); code != 1 || !strings.Contains(errOut, "-relevance "+bad) {
 		t.Errorf("a file that is no model: exit %d %s", code, errOut)
+	}
+}
+
+// TestEvalMeaning: -meaning measures each candidate's meaning with a vectors
+// file in the configurations of the vectors' analyzer (the reference
+// preset's raw analyzer is told it keeps none); weighed by a variant it
+// changes the ranking, unweighed it changes nothing.
+func TestEvalMeaning(t *testing.T) {
+	dir := t.TempDir()
+	writeSuite(t, dir)
+	eps, err := dataset.ReadFile[dataset.Episode](filepath.Join(dir, "episodes.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex []wordvec.Exchange
+	for _, e := range eps {
+		ex = append(ex, wordvec.Exchange{Message: e.UserText, Reply: e.ReplyText})
+	}
+	v, err := wordvec.Learn(context.Background(), tokenize.CJK(), ex, wordvec.Options{Dim: 8, MinCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "vectors.bin")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	base := runBench(t, "eval", "-suite", dir, "-preset", "default")
+	unweighed := runBench(t, "eval", "-suite", dir, "-preset", "default", "-meaning", file)
+	if strip(base) != strip(unweighed) {
+		t.Errorf("-meaning without a weight changed the figures:\n%s\n%s", base, unweighed)
+	}
+	code, out, errOut := benchStatus(t, "eval", "-suite", dir, "-preset", "reference,default", "-meaning", file, "-variant", "m:Rank.Weights.Meaning=5")
+	if code != 0 || !strings.Contains(errOut, "reference+m/hybrid/raw keeps no meaning") {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if strip(out) == strip(base) {
+		t.Errorf("a meaning weight of 5 changed nothing:\n%s", out)
 	}
 }

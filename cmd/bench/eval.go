@@ -24,6 +24,7 @@ import (
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
+	"github.com/omoide/omoide/wordvec"
 )
 
 // suiteFlags select the suites and configurations of eval and tune.
@@ -41,6 +42,27 @@ type suiteFlags struct {
 	distractors                 int
 	haystack                    string
 	relevance                   string
+	meaning                     string
+}
+
+// withMeaning gives the configurations whose analyzer the vectors of
+// -meaning are of those vectors, when it is set, and says which.
+func (f *suiteFlags) withMeaning(cfgs []config, stderr io.Writer) error {
+	if f.meaning == "" {
+		return nil
+	}
+	t, err := wordvec.LoadEmbedder(f.meaning)
+	if err != nil {
+		return fmt.Errorf("-meaning: %w", err)
+	}
+	for i := range cfgs {
+		if cfgs[i].Analyzer != t.Analyzer() {
+			fmt.Fprintf(stderr, "-meaning: %s keeps no meaning: its analyzer is %s, the vectors' %s\n", cfgs[i].Label(), cfgs[i].Analyzer, t.Analyzer())
+			continue
+		}
+		cfgs[i].Opts.Meaning = t
+	}
+	return nil
 }
 
 // withRelevance gives every configuration that decides by a relevance
@@ -80,6 +102,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.IntVar(&f.distractors, "distractors", 0, "add this many real episodes of -haystack to every person's memory (dated inside the suite's year), to measure quality at a size")
 	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
+	fs.StringVar(&f.meaning, "meaning", "", "a word vectors `file` (omoide learn) that measures each candidate's meaning (retriever.Options.Meaning) in the configurations of its analyzer; weigh it with -variant 'name:Rank.Weights.Meaning=0.3'")
 	fs.StringVar(&f.relevance, "relevance", "", "a relevance model `file` (bench train -o) that decides instead of the preset's embedded one, where the preset has a model")
 	fs.Var(&f.variants, "variant", "name:Field=value,... — run every configuration again with these retriever.Options fields set (repeatable; e.g. lex0:Rerank.WeightLex=0; \"base:\" is the preset as it is)")
 	f.emb.register(fs)
@@ -439,6 +462,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if err := f.withRelevance(cfgs); err != nil {
+		return err
+	}
+	if err := f.withMeaning(cfgs, stderr); err != nil {
 		return err
 	}
 	emb, err := f.emb.embedder()

@@ -395,15 +395,18 @@ type Health struct {
 
 // Hit defines model for Hit.
 type Hit struct {
-	Cosine      float64         `json:"cosine"`
-	Coverage    float64         `json:"coverage"`
-	ExternalId  *string         `json:"external_id,omitempty"`
-	Id          int             `json:"id"`
-	InWindow    *bool           `json:"in_window,omitempty"`
-	Kind        Hit_Kind        `json:"kind"`
-	Lacking     float64         `json:"lacking"`
-	Lex         float64         `json:"lex"`
-	LexMessage  float64         `json:"lex_message"`
+	Cosine     float64  `json:"cosine"`
+	Coverage   float64  `json:"coverage"`
+	ExternalId *string  `json:"external_id,omitempty"`
+	Id         int      `json:"id"`
+	InWindow   *bool    `json:"in_window,omitempty"`
+	Kind       Hit_Kind `json:"kind"`
+	Lacking    float64  `json:"lacking"`
+	Lex        float64  `json:"lex"`
+	LexMessage float64  `json:"lex_message"`
+
+	// Meaning the cosine of the episode's terms' learned vector with the message's, when the server measures meaning
+	Meaning     *float64        `json:"meaning,omitempty"`
 	OccurredAt  time.Time       `json:"occurred_at"`
 	Probability *float64        `json:"probability,omitempty"`
 	Proximity   float64         `json:"proximity"`
