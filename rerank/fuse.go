@@ -6,6 +6,9 @@ import "github.com/omoide/omoide/rrf"
 type List struct {
 	IDs    []int64
 	Vector bool // a vector (KNN) list, weighed by Fusion.KNNWeight or LexicalKNNWeight; else a BM25 list, weighing 1
+	// Expanded: a BM25 list of the message's terms' learned neighbours,
+	// weighed by Fusion.ExpansionWeight.
+	Expanded bool
 }
 
 // Fuse fuses the lists, in the order given, into the candidates by descending
@@ -17,8 +20,11 @@ func (f Fusion) Fuse(lists []List, lexical bool) []rrf.Scored {
 	weights := make([]float64, len(lists))
 	for i, l := range lists {
 		ids[i], weights[i] = l.IDs, 1
-		if l.Vector {
+		switch {
+		case l.Vector:
 			weights[i] = knn
+		case l.Expanded:
+			weights[i] = f.ExpansionWeight
 		}
 	}
 	return rrf.FuseWeighted(f.K, f.MaxCandidates, weights, ids...)

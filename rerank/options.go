@@ -91,6 +91,9 @@ type Fusion struct {
 	// weighing 1; LexicalKNNWeight weighs a lexical embedder's (the hash
 	// embedder, embed.IsLexical). 0 leaves the vector lists out.
 	KNNWeight, LexicalKNNWeight float64
+	// ExpansionWeight weighs the BM25 list of the message's terms' learned
+	// neighbours (retriever.Options.Expansion); 0 in both presets.
+	ExpansionWeight float64
 }
 
 // Weights weigh the score parts in Final.
@@ -191,6 +194,7 @@ func (o Options) Validate() error {
 		{"Select.MaxResults", float64(o.Select.MaxResults), true},
 		{"Select.DedupeDice", o.Select.DedupeDice, false},
 		{"Weights.Meaning", o.Weights.Meaning, false},
+		{"Fusion.ExpansionWeight", o.Fusion.ExpansionWeight, false},
 	} {
 		switch {
 		case v.val < 0:

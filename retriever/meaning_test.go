@@ -14,6 +14,18 @@ type topicVectors struct{ analyzer string }
 
 func (v topicVectors) Analyzer() string { return v.analyzer }
 
+// Near gives 麺 the neighbour ラーメン (cosine 0.8) and 恋しい the common
+// word 食べる, which maxShare leaves out.
+func (v topicVectors) Near(term string, k int, min, maxShare float64) []string {
+	switch {
+	case term == "麺" && k > 0 && min <= 0.8:
+		return []string{"ラーメン"}
+	case term == "恋しい" && k > 0 && maxShare == 0:
+		return []string{"食べる"}
+	}
+	return nil
+}
+
 func (v topicVectors) TermsVector(terms []string) []float32 {
 	var food, body float32
 	for _, t := range terms {
@@ -88,5 +100,41 @@ func TestMeaning(t *testing.T) {
 	o.Meaning, o.Rank.Weights.Meaning = nil, -1
 	if _, err := retriever.New(s, o); err == nil || !strings.Contains(err.Error(), "Weights.Meaning") {
 		t.Errorf("a negative meaning weight: %v", err)
+	}
+}
+
+// TestExpansion: with Options.Expansion the message's terms' neighbours are
+// searched too, and an episode holding only a neighbour (ラーメン for 麺)
+// gets the expanded list's share of the fused score; without Meaning the
+// option is refused.
+func TestExpansion(t *testing.T) {
+	s := newStore(t, nil)
+	seed(t, s)
+	req := retriever.Request{User: "haruka", Text: "麺が恋しい", Recent: []retriever.Message{}, Now: now, WithCandidates: true}
+	rrf := func(o retriever.Options) float64 {
+		t.Helper()
+		res, err := newRetriever(t, s, o).Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Candidates {
+			if strings.Contains(c.Episode.UserText, "味噌ラーメン") {
+				return c.RRF
+			}
+		}
+		return 0
+	}
+	o := retriever.DefaultOptions()
+	o.Meaning = topicVectors{analyzer: s.Analyzer().Name()}
+	before := rrf(o)
+	o.Expansion = retriever.Expansion{Neighbours: 2, MinCosine: 0.5, MaxTermShare: 0.01}
+	o.Rank.Fusion.ExpansionWeight = 1
+	after := rrf(o)
+	if after <= before {
+		t.Errorf("the ramen episode's fused score: %v without expansion, %v with: want it raised by the expanded list", before, after)
+	}
+	o.Meaning = nil
+	if _, err := retriever.New(s, o); err == nil || !strings.Contains(err.Error(), "Expansion needs Meaning") {
+		t.Errorf("Expansion without Meaning: %v", err)
 	}
 }

@@ -78,15 +78,38 @@ type Options struct {
 	// message's, which Rank.Weights.Meaning weighs. nil measures nothing
 	// (both presets).
 	Meaning MeaningVectors `json:"-"`
+	// Expansion searches BM25 again with the message's terms' nearest
+	// learned neighbours (Meaning's), a list Rank.Fusion.ExpansionWeight
+	// weighs: a memory said in other words (アルバイト for バイト) becomes a
+	// candidate. Its zero expands nothing.
+	Expansion Expansion
+}
+
+// Expansion configures the search by the message's terms' neighbours.
+type Expansion struct {
+	// Neighbours is how many of each term's nearest neighbours are added;
+	// 0 turns the expansion off.
+	Neighbours int
+	// MinCosine is the least cosine of a neighbour to its term.
+	MinCosine float64
+	// MaxTermShare leaves out the terms, and the neighbours, seen in more
+	// than this share of the tokens the vectors were learned from
+	// (function words and verbs that stand near every topic); 0 leaves none
+	// out.
+	MaxTermShare float64
 }
 
 // MeaningVectors give an analyzer's index terms the unit vector of their
-// meaning (embed.Terms).
+// meaning (wordvec.Meaning).
 type MeaningVectors interface {
 	// TermsVector returns the vector of terms, nil when none has one.
 	TermsVector(terms []string) []float32
 	// Analyzer names the analyzer whose terms they are.
 	Analyzer() string
+	// Near returns up to k terms nearest to term with a cosine of at least
+	// min, nearest first, leaving out terms seen in more than maxShare of
+	// the learned tokens (0: none left out); it is safe for concurrent use.
+	Near(term string, k int, min, maxShare float64) []string
 }
 
 // Vector configures the vector arm.
@@ -296,6 +319,8 @@ func (o Options) Validate() error {
 		{"BM25.MaxTermShare", o.BM25.MaxTermShare},
 		{"Context.Episodes", float64(o.Context.Episodes)}, {"Context.Messages", float64(o.Context.Messages)},
 		{"Context.SessionGap", float64(o.Context.SessionGap)}, {"Filter.MaxAgeDays", float64(o.Filter.MaxAgeDays)},
+		{"Expansion.Neighbours", float64(o.Expansion.Neighbours)}, {"Expansion.MinCosine", o.Expansion.MinCosine},
+		{"Expansion.MaxTermShare", o.Expansion.MaxTermShare},
 	} {
 		if v.val < 0 {
 			return fmt.Errorf("option %s is %v, must be >= 0", v.name, v.val)
@@ -303,6 +328,9 @@ func (o Options) Validate() error {
 	}
 	if err := o.Filter.Validate(); err != nil {
 		return fmt.Errorf("option Filter: %w", err)
+	}
+	if o.Expansion.Neighbours > 0 && o.Meaning == nil {
+		return errors.New("option Expansion needs Meaning, the vectors whose neighbours it searches")
 	}
 	if o.Vector.K == 0 && o.BM25.K == 0 {
 		return errors.New("options Vector.K and BM25.K are both 0: nothing would be searched")

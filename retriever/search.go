@@ -18,6 +18,7 @@ import (
 type armResults struct {
 	knn, bm25 [][]episode.Hit
 	window    [][]episode.Hit // vector and BM25 for Q1 inside the message's time window
+	expanded  []episode.Hit   // BM25 of Q1's terms' learned neighbours (Options.Expansion)
 }
 
 // lists returns the ranked lists in fusion order: vector Q1, vector Q2, BM25
@@ -32,6 +33,33 @@ func (a armResults) lists() []rerank.List {
 	}
 	if len(a.window) == 2 {
 		out = append(out, rerank.List{IDs: ids(a.window[0]), Vector: true}, rerank.List{IDs: ids(a.window[1])})
+	}
+	if a.expanded != nil {
+		out = append(out, rerank.List{IDs: ids(a.expanded), Expanded: true})
+	}
+	return out
+}
+
+// expansion returns the nearest learned neighbours of the message's terms
+// (Q1's BM25 terms) that the message does not hold, for the expanded BM25
+// search; nil when Options.Expansion is off.
+func (rt *retrieval) expansion() []string {
+	x := rt.opts.Expansion
+	if x.Neighbours <= 0 || rt.opts.Meaning == nil || len(rt.terms) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, t := range rt.terms[0] {
+		have[t] = true
+	}
+	var out []string
+	for _, t := range rt.terms[0] {
+		for _, n := range rt.opts.Meaning.Near(t, x.Neighbours, x.MinCosine, x.MaxTermShare) {
+			if !have[n] {
+				have[n] = true
+				out = append(out, n)
+			}
+		}
 	}
 	return out
 }
@@ -65,7 +93,7 @@ func ids(hits []episode.Hit) []int64 {
 func (rt *retrieval) search(ctx context.Context) error {
 	n := len(rt.q.texts)
 	tr, a := rt.tr, &rt.arms
-	knnErrs, bm25Errs, winErrs := make([]error, n), make([]error, n), make([]error, 2)
+	knnErrs, bm25Errs, winErrs := make([]error, n), make([]error, n), make([]error, 3)
 	if rt.window != nil {
 		a.window = make([][]episode.Hit, 2)
 	}
@@ -92,6 +120,16 @@ func (rt *retrieval) search(ctx context.Context) error {
 			bm25 = append(bm25, func() {
 				t := time.Now()
 				a.window[1], winErrs[1] = rt.store.BM25(ctx, rt.user, rt.terms[0], k, *rt.window)
+				longest(&tr.BM25, t)
+			})
+		}
+		if terms := rt.expansion(); len(terms) > 0 {
+			bm25 = append(bm25, func() {
+				t := time.Now()
+				a.expanded, winErrs[2] = rt.store.BM25(ctx, rt.user, terms, k, rt.filter)
+				if a.expanded == nil {
+					a.expanded = []episode.Hit{}
+				}
 				longest(&tr.BM25, t)
 			})
 		}

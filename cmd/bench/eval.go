@@ -51,7 +51,7 @@ func (f *suiteFlags) withMeaning(cfgs []config, stderr io.Writer) error {
 	if f.meaning == "" {
 		return nil
 	}
-	t, err := wordvec.LoadEmbedder(f.meaning)
+	t, err := wordvec.LoadMeaning(f.meaning)
 	if err != nil {
 		return fmt.Errorf("-meaning: %w", err)
 	}
