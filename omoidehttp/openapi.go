@@ -209,7 +209,7 @@ func object(props map[string]any, required []string, closed bool) map[string]any
 	return o
 }
 
-func typ(t string) map[string]any      { return map[string]any{"type": t} }
+func typ(t string) map[string]any { return map[string]any{"type": t} }
 
 // bounded gives a string schema its bound of n bytes: maxLength (which JSON
 // Schema counts in characters, never more than bytes) and its description.

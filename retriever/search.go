@@ -48,15 +48,10 @@ func (rt *retrieval) expansion() []string {
 	if x.Neighbours <= 0 || rt.opts.Meaning == nil || len(rt.terms) == 0 {
 		return nil
 	}
-	have := map[string]bool{}
-	for _, t := range rt.terms[0] {
-		have[t] = true
-	}
 	var out []string
 	for _, t := range rt.terms[0] {
 		for _, n := range rt.opts.Meaning.Near(t, x.Neighbours, x.MinCosine, x.MaxTermShare) {
-			if !have[n] {
-				have[n] = true
+			if !slices.Contains(rt.terms[0], n) && !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}

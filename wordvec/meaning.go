@@ -47,8 +47,8 @@ func LoadMeaning(path string) (*Meaning, error) {
 // least min, nearest first, leaving out every term (term itself too) seen in
 // more than maxShare of the tokens learned from (0: none left out).
 func (m *Meaning) Near(term string, k int, min, maxShare float64) []string {
-	if k <= 0 || m.common(term, maxShare) {
-		return nil
+	if _, ok := m.v.Lookup(term); !ok || k <= 0 || m.common(term, maxShare) {
+		return nil // only the vocabulary's terms are remembered
 	}
 	var nbs []Neighbour
 	if c, ok := m.near.Load(term); ok {
