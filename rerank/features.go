@@ -52,10 +52,11 @@ var FeatureNames = []string{
 	"strength", "terms", "unknown_names",
 	"kana", "han", "hangul", "latin",
 	"lacking",
+	"meaning", "meaning_gap",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 22
+const NumFeatures = 24
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -67,7 +68,8 @@ const topDepth = DefaultGateDepth
 // neighbour raised it, the best coverage among the first candidates, the
 // message's signals, and how informative the most informative message term
 // it lacks is (Parts.Lacking: a look-alike lacks the one word that
-// matters). The features say how good a candidate is on its own and against
+// matters), and its learned meaning's cosine with the message's, alone and
+// below the best of the first candidates' (0 without Options.Meaning). The features say how good a candidate is on its own and against
 // the others; a model of P(relevant | features) is fitted on them (cmd/bench
 // train). Left out on purpose: recency (a model learns the
 // suites' clocks and hides old memories again), the store's IDF mass (it
@@ -77,9 +79,9 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	dst = append(dst[:0], make([]float64, NumFeatures)...)
 	c := scored[i]
 	first := scored[0].Final
-	top := 0.0
+	top, topMeaning := 0.0, 0.0
 	for _, o := range scored[:min(len(scored), topDepth)] {
-		top = max(top, o.Coverage)
+		top, topMeaning = max(top, o.Coverage), max(topMeaning, o.Meaning)
 	}
 	ratio := 0.0
 	if first > 0 {
@@ -94,6 +96,7 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	f[14], f[15], f[16] = s.Strength, float64(s.Terms), float64(s.UnknownNames)
 	f[17], f[18], f[19], f[20] = s.Kana, s.Han, s.Hangul, s.Latin
 	f[21] = c.Lacking
+	f[22], f[23] = c.Meaning, topMeaning-c.Meaning
 	return dst
 }
 

@@ -15,8 +15,9 @@ import (
 // JSON. A Model is only read after it is loaded, so it is safe for
 // concurrent use.
 type Model struct {
-	// Features name the inputs, in the order of FeatureNames: a model of
-	// other features does not load.
+	// Features name the inputs, the first of FeatureNames in their order: a
+	// model fitted before a feature was added never reads it, and a model
+	// of other features does not load.
 	Features []string `json:"features"`
 	Bias     float64  `json:"bias"` // the log-odds every tree adds to
 	Trees    []Tree   `json:"trees"`
@@ -45,14 +46,15 @@ type Node struct {
 }
 
 // LoadModel decodes a model and checks that it is whole: its features are
-// FeatureNames, every node's children exist and every walk ends in a leaf.
+// the first of FeatureNames, every split reads one of them, every node's
+// children exist and every walk ends in a leaf.
 func LoadModel(data []byte) (*Model, error) {
 	var m Model
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("rerank: model: %w", err)
 	}
-	if !slices.Equal(m.Features, FeatureNames) {
-		return nil, fmt.Errorf("rerank: model: its features %q are not this version's %q (refit it with cmd/bench train)", m.Features, FeatureNames)
+	if len(m.Features) == 0 || len(m.Features) > NumFeatures || !slices.Equal(m.Features, FeatureNames[:len(m.Features)]) {
+		return nil, fmt.Errorf("rerank: model: its features %q are not the first of this version's %q (refit it with cmd/bench train)", m.Features, FeatureNames)
 	}
 	for ti, t := range m.Trees {
 		if len(t.Nodes) == 0 {
@@ -63,7 +65,7 @@ func LoadModel(data []byte) (*Model, error) {
 				continue
 			}
 			// children come after their parent, so every walk ends
-			if n.Feature >= NumFeatures || n.Left <= ni || n.Right <= ni || n.Left >= len(t.Nodes) || n.Right >= len(t.Nodes) {
+			if n.Feature >= len(m.Features) || n.Left <= ni || n.Right <= ni || n.Left >= len(t.Nodes) || n.Right >= len(t.Nodes) {
 				return nil, fmt.Errorf("rerank: model: tree %d node %d is malformed", ti, ni)
 			}
 		}

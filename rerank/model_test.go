@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,11 +82,14 @@ func TestFit(t *testing.T) {
 func TestLoadModelRejects(t *testing.T) {
 	good := Model{Features: FeatureNames, Scale: 1, Trees: []Tree{{Nodes: []Node{{Feature: 8, Threshold: 0.5, Left: 1, Right: 2}, {Feature: -1, Value: -1}, {Feature: -1, Value: 1}}}}}
 	for name, mod := range map[string]func(m *Model){
-		"other features": func(m *Model) { m.Features = []string{"rank"} },
-		"a loop":         func(m *Model) { m.Trees[0].Nodes[0].Left = 0 },
-		"a lost child":   func(m *Model) { m.Trees[0].Nodes[0].Right = 9 },
-		"no calibration": func(m *Model) { m.Scale = 0 },
-		"an empty tree":  func(m *Model) { m.Trees = append(m.Trees, Tree{}) },
+		"other features":            func(m *Model) { m.Features = []string{"final"} },
+		"no features":               func(m *Model) { m.Features = nil },
+		"more features":             func(m *Model) { m.Features = append(slices.Clone(FeatureNames), "later") },
+		"a split past its features": func(m *Model) { m.Features = FeatureNames[:8] }, // the split reads feature 8
+		"a loop":                    func(m *Model) { m.Trees[0].Nodes[0].Left = 0 },
+		"a lost child":              func(m *Model) { m.Trees[0].Nodes[0].Right = 9 },
+		"no calibration":            func(m *Model) { m.Scale = 0 },
+		"an empty tree":             func(m *Model) { m.Trees = append(m.Trees, Tree{}) },
 	} {
 		m := good
 		m.Trees = []Tree{{Nodes: append([]Node(nil), good.Trees[0].Nodes...)}}
@@ -104,6 +108,21 @@ func TestLoadModelRejects(t *testing.T) {
 	x[8] = 0.9
 	if p := m.Probability(x); math.Abs(p-1/(1+math.Exp(-1))) > 1e-12 {
 		t.Errorf("P = %v, want sigmoid(1)", p)
+	}
+	// a model fitted before the last features were added loads and never
+	// reads them
+	early := good
+	early.Features = FeatureNames[:9]
+	b, _ = json.Marshal(early)
+	em, err := LoadModel(b)
+	if err != nil {
+		t.Fatalf("a model of the first 9 features: %v", err)
+	}
+	for i := 9; i < NumFeatures; i++ {
+		x[i] = 100
+	}
+	if p, q := em.Probability(x), m.Probability(x); p != q {
+		t.Errorf("the early model reads a later feature: P = %v, want %v", p, q)
 	}
 	if _, err := LoadModel([]byte("{")); err == nil || !strings.Contains(err.Error(), "model") {
 		t.Errorf("bad JSON: %v", err)
@@ -124,8 +143,8 @@ func TestReliability(t *testing.T) {
 // TestFeatures: a candidate's features against the first, and the signals.
 func TestFeatures(t *testing.T) {
 	scored := []Scored{
-		{Candidate: Candidate{Parts: Parts{RRFNorm: 1, Coverage: 0.4}}, Final: 0.8},
-		{Candidate: Candidate{Parts: Parts{RRFNorm: 0.5, Coverage: 0.9, InWindow: true}}, Final: 0.6, Raised: true},
+		{Candidate: Candidate{Parts: Parts{RRFNorm: 1, Coverage: 0.4, Meaning: 0.7}}, Final: 0.8},
+		{Candidate: Candidate{Parts: Parts{RRFNorm: 0.5, Coverage: 0.9, InWindow: true, Meaning: 0.5}}, Final: 0.6, Raised: true},
 	}
 	f := Features(scored, 1, Signals{Strength: 0.5, Terms: 4, UnknownNames: 1, Latin: 1}, nil)
 	if len(f) != NumFeatures || len(FeatureNames) != NumFeatures {
@@ -133,7 +152,7 @@ func TestFeatures(t *testing.T) {
 	}
 	want := map[string]float64{"rank": 1, "final": 0.6, "ratio": 0.75, "rrf_norm": 0.5, "coverage": 0.9, "in_window": 1, "neighbor": 1,
 		"top_coverage": 0.9, "coverage_gap": 0, "strength": 0.5, "terms": 4, "unknown_names": 1,
-		"latin": 1, "kana": 0}
+		"latin": 1, "kana": 0, "meaning": 0.5, "meaning_gap": 0.2}
 	for i, name := range FeatureNames {
 		if w, ok := want[name]; ok && math.Abs(f[i]-w) > 1e-12 {
 			t.Errorf("%s = %v, want %v", name, f[i], w)

@@ -79,6 +79,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	cfgs := []config{cfg}
+	if err := f.withMeaning(cfgs, stderr); err != nil {
+		return err
+	}
+	cfg = cfgs[0]
 	emb, err := f.emb.embedder()
 	if err != nil {
 		return err
