@@ -8,7 +8,9 @@
 // a query, which MatchQuery quotes into an FTS5 expression that no user text can
 // turn into FTS5 syntax.
 //
-// Five analyzers exist: "cjk" (the default: each text by its language,
+// Six analyzers exist: "cjk2" ("cjk" with the mora repair, which joins the
+// words kagome split inside a mora: mora.go), "cjk" (the default of new
+// stores: each text by its language,
 // Japanese as "kagome+snowball", Chinese and Korean as character bigrams),
 // "kagome+snowball" (morphological segmentation with the IPA dictionary,
 // base forms, English words stemmed; the default of stores built before

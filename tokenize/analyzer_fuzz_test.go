@@ -26,11 +26,13 @@ func FuzzAnalyzers(f *testing.F) {
 		strings.Repeat("ゎ", 300),
 		"か\u3099き\u309a 𠮷野家 々 ー ーー",
 		"Ǆemal Ǆ ǅ ǆ İstanbul ß ẞ ﬃ",
+		"うちのにゃんこがぴゅーっときゃりーぱみゅぱみゅ",
+		strings.Repeat("にゃー", 100),
 	} {
 		f.Add(s)
 	}
 	db := openFTS(f)
-	analyzers := []Analyzer{Raw(), Bigram(), Kagome()}
+	analyzers := []Analyzer{Raw(), Bigram(), Kagome(), CJK2()}
 	f.Fuzz(func(t *testing.T, s string) {
 		if len(s) > 4<<10 {
 			return // kagome's cost grows with the text: keep the executions short

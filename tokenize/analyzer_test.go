@@ -258,6 +258,8 @@ func TestByName(t *testing.T) {
 		{"kagome+snowball", "kagome+snowball"},
 		{"cjk", "cjk"},
 		{"cjk+ja", "cjk+ja"},
+		{"cjk2", "cjk2"},
+		{"cjk2+ja", "cjk2+ja"},
 		{DefaultAnalyzer, "cjk"},
 	}
 	for _, tt := range tests {
@@ -276,7 +278,7 @@ func TestByName(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		for _, want := range []string{fmt.Sprintf("%q", bad), "cjk", "cjk+ja", "kagome", "bigram", "raw", "unicode61-raw"} {
+		for _, want := range []string{fmt.Sprintf("%q", bad), "cjk", "cjk+ja", "cjk2", "cjk2+ja", "kagome", "bigram", "raw", "unicode61-raw"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("ByName(%q) error %q does not mention %s", bad, msg, want)
 			}
@@ -304,8 +306,9 @@ func TestConcurrentTerms(t *testing.T) {
 		"안녕하세요 친구",
 		"関西国際空港から東京タワーへ",
 		"ぽにょぺにょ𠮷野家",
+		"うちのにゃんこがぴゅーっと走った",
 	}
-	analyzers := []Analyzer{Kagome(), Bigram(), Raw()}
+	analyzers := []Analyzer{Kagome(), Bigram(), Raw(), CJK2()}
 	const workers = 8
 	got := make([][][]string, workers) // got[worker][analyzer*len(texts)+text]
 	var wg sync.WaitGroup

@@ -6,7 +6,7 @@ import "fmt"
 // otherwise.
 const DefaultAnalyzer = CJKName
 
-// ByName returns the analyzer called name: "cjk", "cjk+ja", "kagome+snowball",
+// ByName returns the analyzer called name: "cjk2", "cjk2+ja", "cjk", "cjk+ja", "kagome+snowball",
 // "kagome", "bigram" or "raw" ("unicode61-raw" is accepted for "raw"). Names are exact: no case folding or
 // trimming.
 func ByName(name string) (Analyzer, error) {
@@ -15,6 +15,10 @@ func ByName(name string) (Analyzer, error) {
 		return CJK(), nil
 	case CJKJapaneseName:
 		return CJKFor(Japanese), nil
+	case CJK2Name:
+		return CJK2(), nil
+	case CJK2JapaneseName:
+		return CJK2For(Japanese), nil
 	case KagomeSnowballName:
 		return KagomeSnowball(), nil
 	case KagomeName:
@@ -24,6 +28,6 @@ func ByName(name string) (Analyzer, error) {
 	case RawName, rawAlias:
 		return Raw(), nil
 	}
-	return nil, fmt.Errorf("tokenize: unknown analyzer %q (valid: %s, %s, %s, %s, %s, %s, %s)",
-		name, CJKName, CJKJapaneseName, KagomeSnowballName, KagomeName, BigramName, RawName, rawAlias)
+	return nil, fmt.Errorf("tokenize: unknown analyzer %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+		name, CJK2Name, CJK2JapaneseName, CJKName, CJKJapaneseName, KagomeSnowballName, KagomeName, BigramName, RawName, rawAlias)
 }

@@ -51,10 +51,15 @@ func Detect(text string, han Language) Language {
 }
 
 // CJKName is the Name of the CJK analyzer; CJKJapaneseName of the one that
-// reads Han-only text as Japanese (CJKFor).
+// reads Han-only text as Japanese (CJKFor). CJK2Name and CJK2JapaneseName
+// are those of their second version (CJK2, CJK2For), the default of new
+// stores. A store records the name, so a name's terms never change: a fix
+// is a new version.
 const (
-	CJKName         = "cjk"
-	CJKJapaneseName = "cjk+ja"
+	CJKName          = "cjk"
+	CJKJapaneseName  = "cjk+ja"
+	CJK2Name         = "cjk2"
+	CJK2JapaneseName = "cjk2+ja"
 )
 
 // cjkAnalyzer analyzes each text by its language (Detect): Japanese and
@@ -96,16 +101,36 @@ func CJK() Analyzer { return CJKFor(Chinese) }
 // kana, no Hangul) as han: Chinese (CJK, "cjk") or Japanese ("cjk+ja", for a
 // store of Japanese speakers, whose 温泉旅行 or 了解 then meets their other
 // messages' kagome terms). Any other han is Chinese.
-func CJKFor(han Language) Analyzer {
+func CJKFor(han Language) Analyzer { return cjkFor(han, false) }
+
+// CJK2 returns the second version of the CJK analyzer: CJK with two more
+// steps for Japanese (mora.go): normalize a small vowel that repeats the
+// vowel before it as ー (へぇ: へー), and after kagome, the mora repair, which
+// writes in katakana, and segments again, a word kagome split inside a mora:
+// にゃんこ is ニャンコ, not ゃんこ; ぴゅー is ピュー, not ぴゅ; きゃりー is キャリー,
+// not く. Every other text has CJK's terms. Its name is "cjk2".
+func CJK2() Analyzer { return CJK2For(Chinese) }
+
+// CJK2For is CJKFor of the second version: "cjk2", or "cjk2+ja" when
+// Han-only text is Japanese.
+func CJK2For(han Language) Analyzer { return cjkFor(han, true) }
+
+func cjkFor(han Language, mora bool) Analyzer {
 	if han != Japanese {
 		han = Chinese
 	}
-	return cjkAnalyzer{snowballAnalyzer{kagomeAnalyzer{mode: kagomeMode, stem: true, kinship: true}}, han}
+	return cjkAnalyzer{snowballAnalyzer{kagomeAnalyzer{mode: kagomeMode, stem: true, kinship: true, mora: mora}}, han}
 }
 
-// Name returns "cjk", or "cjk+ja" when Han-only text is Japanese.
+// Name returns "cjk", or "cjk+ja" when Han-only text is Japanese; "cjk2"
+// and "cjk2+ja" for the second version.
 func (a cjkAnalyzer) Name() string {
-	if a.han == Japanese {
+	switch {
+	case a.mora && a.han == Japanese:
+		return CJK2JapaneseName
+	case a.mora:
+		return CJK2Name
+	case a.han == Japanese:
 		return CJKJapaneseName
 	}
 	return CJKName
@@ -230,10 +255,10 @@ type LanguageReader interface {
 	ForLanguage(lang Language) Analyzer
 }
 
-// ForLanguage returns the CJK analyzer that reads Han-only text as lang:
-// Japanese with kagome (東京都庁: 東京 都庁), any other language as Chinese
-// bigrams (東京 京都 都庁).
-func (a cjkAnalyzer) ForLanguage(lang Language) Analyzer { return CJKFor(lang) }
+// ForLanguage returns the CJK analyzer of a's version that reads Han-only
+// text as lang: Japanese with kagome (東京都庁: 東京 都庁), any other language
+// as Chinese bigrams (東京 京都 都庁).
+func (a cjkAnalyzer) ForLanguage(lang Language) Analyzer { return cjkFor(lang, a.mora) }
 
 // LanguagePattern is the regular expression (in the syntax Go's regexp and
 // JSON Schema share) of what ParseLanguage accepts: "", or a BCP 47 tag

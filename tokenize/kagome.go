@@ -86,6 +86,7 @@ type kagomeAnalyzer struct {
 	mode    tokenizer.TokenizeMode
 	stem    bool // English words become their Snowball stems
 	kinship bool // everyday words for family members become the standard ones (kinship.go)
+	mora    bool // words kagome split inside a mora are joined again (mora.go)
 }
 
 // Kagome returns the default analyzer. It is safe for concurrent use, and all
@@ -191,6 +192,9 @@ func (a kagomeAnalyzer) analyze(text string, c *collector) { a.analyzeNormalized
 
 // analyzeNormalized is analyze of text already normalized.
 func (a kagomeAnalyzer) analyzeNormalized(text string, c *collector) {
+	if a.mora {
+		text = prolong(text) // CJK2: へぇ is へー (mora.go)
+	}
 	scriptRuns(text, func(kind runKind, run string) {
 		if kind != runCJK {
 			if a.stem {
@@ -212,16 +216,28 @@ func (a kagomeAnalyzer) analyzeNormalized(text string, c *collector) {
 		for run != "" {
 			var chunk string
 			chunk, run = cutRun(run)
-			for _, t := range tok.Analyze(chunk, a.mode) {
-				if term, ok := kagomeTerm(t); ok {
-					if std, ok := kinship[term]; ok && a.kinship && t.Class == tokenizer.USER {
-						term = std
-					}
-					c.add(term)
+			if !a.mora {
+				for _, t := range tok.Analyze(chunk, a.mode) {
+					a.addToken(t, c)
 				}
+				continue
+			}
+			// CJK2: kagome's words split inside a mora, rewritten (mora.go).
+			for _, t := range moraTokens(tok, chunk, a.mode) {
+				a.addToken(t, c)
 			}
 		}
 	})
+}
+
+// addToken is the filter stage for one kagome token: its term, if any, to c.
+func (a kagomeAnalyzer) addToken(t tokenizer.Token, c *collector) {
+	if term, ok := kagomeTerm(t); ok {
+		if std, ok := kinship[term]; ok && a.kinship && t.Class == tokenizer.USER {
+			term = std
+		}
+		c.add(term)
+	}
 }
 
 // maxKagomeRun bounds the characters kagome segments at once. Kagome's work

@@ -849,6 +849,13 @@ func TestReindexAnalyzer(t *testing.T) {
 	if out := mustRun(t, "check", "-db", db); !strings.Contains(out, "cjk") {
 		t.Errorf("check after the move back:\n%s", out)
 	}
+	// cjk2, the mora repair's version of cjk: a store built with cjk moves to it.
+	if out := mustRun(t, "reindex", "-db", db, "-analyzer", "cjk2"); !strings.Contains(out, "analyzed 5 episodes with cjk2") {
+		t.Errorf("reindex -analyzer cjk2: %q", out)
+	}
+	if out := mustRun(t, "stats", "-db", db); !strings.Contains(out, "analyzer       cjk2") {
+		t.Errorf("stats after the move to cjk2:\n%s", out)
+	}
 	code, _, errOut := runCLI(t, "reindex", "-db", db, "-analyzer", "mecab")
 	if code != 2 || !strings.Contains(errOut, "mecab") || !strings.Contains(errOut, "cjk") {
 		t.Errorf("reindex -analyzer mecab: exit %d, %q", code, errOut)
