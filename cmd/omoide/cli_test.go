@@ -367,7 +367,7 @@ func TestRetrieve(t *testing.T) {
 		if got := hits("-relevance-model", file, msg); len(got) != len(def) || got[0].Probability != def[0].Probability {
 			t.Errorf("-relevance-model (the built-in one): %+v, want %+v", got, def)
 		}
-		if err := os.WriteFile(file, []byte(`{"features": ["rank"]}`), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(`{"features": ["final"]}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		code, _, errOut := runCLI(t, append(append(base, "-no-context", "-relevance-model", file), msg)...)
