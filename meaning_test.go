@@ -15,7 +15,7 @@ import (
 const meaningSuite = "testdata/meaning-ja"
 
 // TestMeaningSuite checks that testdata/meaning-ja is what it claims to be,
-// by the default analyzer's own measure (tokenize.CJK, as the store indexes
+// by the default analyzer's own measure (tokenize.CJK2, as the store indexes
 // and queries): no paraphrase or association query shares a term with any of
 // its relevant episodes — the terms the retriever searches with (Terms of the
 // message and of every recent turn) against the terms stored for the episode
@@ -35,7 +35,7 @@ func TestMeaningSuite(t *testing.T) {
 	if s.Duplicates != 0 {
 		t.Errorf("%d episodes repeat an earlier (user, id)", s.Duplicates)
 	}
-	an := tokenize.CJK()
+	an := tokenize.CJK2()
 	episodes := make(map[string]dataset.Episode, len(s.Episodes))
 	stored := make(map[string]map[string]bool, len(s.Episodes)) // episode id: its indexed terms
 	memory := make(map[string]map[string]bool)                  // user: the indexed terms of all their episodes

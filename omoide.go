@@ -28,7 +28,7 @@ import (
 
 // Presets name a configuration (LookupPreset).
 const (
-	PresetDefault   = "default"   // retriever.DefaultOptions, the kagome+snowball analyzer, memorypack.DefaultOptions
+	PresetDefault   = "default"   // retriever.DefaultOptions, the cjk2 analyzer, memorypack.DefaultOptions
 	PresetReference = "reference" // the reference design exactly, as the original at commit 39ca2e7
 )
 
@@ -106,7 +106,7 @@ type Preset struct {
 func LookupPreset(name string) (Preset, error) {
 	switch name {
 	case "", PresetDefault:
-		return Preset{Retriever: retriever.DefaultOptions(), Analyzer: tokenize.CJK(), Pack: memorypack.DefaultOptions()}, nil
+		return Preset{Retriever: retriever.DefaultOptions(), Analyzer: tokenize.CJK2(), Pack: memorypack.DefaultOptions()}, nil
 	case PresetReference:
 		return Preset{Retriever: retriever.ReferenceOptions(), Analyzer: tokenize.Raw(), IndexMin: -1, Pack: memorypack.ReferenceOptions()}, nil
 	}

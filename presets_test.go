@@ -93,7 +93,7 @@ func TestLookupPreset(t *testing.T) {
 		t.Errorf("reference preset %+v, %v", ref, err)
 	}
 	def, err := omoide.LookupPreset("")
-	if err != nil || def.IndexMin != 0 || def.Analyzer.Name() != "cjk" || def.Pack.Header != "[EPISODE_EVIDENCE]" {
+	if err != nil || def.IndexMin != 0 || def.Analyzer.Name() != "cjk2" || def.Pack.Header != "[EPISODE_EVIDENCE]" {
 		t.Errorf("default preset %+v, %v", def, err)
 	}
 	if _, err := omoide.LookupPreset("fast"); err == nil || !strings.Contains(err.Error(), `"fast"`) || !strings.Contains(err.Error(), omoide.PresetReference) {

@@ -339,7 +339,7 @@ func (s *Store) migrate(ctx context.Context, id embed.Identity, analyzer tokeniz
 	}
 	if fresh {
 		if analyzer == nil {
-			analyzer = tokenize.CJK()
+			analyzer = tokenize.CJK2()
 		}
 		for k, v := range map[string]string{metaEmbedderName: id.Name, metaEmbedderDim: strconv.Itoa(id.Dim), metaAnalyzer: analyzer.Name()} {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)`, k, v); err != nil {

@@ -36,7 +36,7 @@ type Options struct {
 	// backups): Add and searches by text then fail with ErrNoEmbedder.
 	Embedder embed.Embedder
 	// Analyzer produces the FTS5 text. nil means: the analyzer recorded in an
-	// existing store, or tokenize.CJK() for a new one. A non-nil analyzer
+	// existing store, or tokenize.CJK2() for a new one. A non-nil analyzer
 	// must match the recorded one.
 	Analyzer tokenize.Analyzer
 	// BusyTimeout bounds the wait for the write lock; 0 means DefaultBusyTimeout.

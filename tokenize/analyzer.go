@@ -8,10 +8,11 @@
 // a query, which MatchQuery quotes into an FTS5 expression that no user text can
 // turn into FTS5 syntax.
 //
-// Six analyzers exist: "cjk2" ("cjk" with the mora repair, which joins the
-// words kagome split inside a mora: mora.go), "cjk" (the default of new
-// stores: each text by its language,
-// Japanese as "kagome+snowball", Chinese and Korean as character bigrams),
+// Six analyzers exist: "cjk2" (the default of new stores: "cjk" with the
+// mora repair, which mends the words kagome split inside a mora: mora.go),
+// "cjk" (each text by its language, Japanese as "kagome+snowball", Chinese
+// and Korean as character bigrams; the default of stores built before
+// "cjk2"; each has a "+ja" form that reads Han-only text as Japanese),
 // "kagome+snowball" (morphological segmentation with the IPA dictionary,
 // base forms, English words stemmed; the default of stores built before
 // "cjk"), "kagome" (the same without stemming, the default before that),

@@ -260,7 +260,7 @@ func TestByName(t *testing.T) {
 		{"cjk+ja", "cjk+ja"},
 		{"cjk2", "cjk2"},
 		{"cjk2+ja", "cjk2+ja"},
-		{DefaultAnalyzer, "cjk"},
+		{DefaultAnalyzer, "cjk2"},
 	}
 	for _, tt := range tests {
 		a, err := ByName(tt.name)

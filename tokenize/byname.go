@@ -4,7 +4,7 @@ import "fmt"
 
 // DefaultAnalyzer is the Name of the analyzer a new store uses unless told
 // otherwise.
-const DefaultAnalyzer = CJKName
+const DefaultAnalyzer = CJK2Name
 
 // ByName returns the analyzer called name: "cjk2", "cjk2+ja", "cjk", "cjk+ja", "kagome+snowball",
 // "kagome", "bigram" or "raw" ("unicode61-raw" is accepted for "raw"). Names are exact: no case folding or

@@ -71,7 +71,8 @@ type cjkAnalyzer struct {
 	han Language
 }
 
-// CJK returns the language-aware analyzer, the default of new stores. Its
+// CJK returns the language-aware analyzer, the default of new stores before
+// CJK2. Its
 // pipeline, per text:
 //
 //   - normalize: NFKC, then lower-case;
@@ -103,7 +104,8 @@ func CJK() Analyzer { return CJKFor(Chinese) }
 // messages' kagome terms). Any other han is Chinese.
 func CJKFor(han Language) Analyzer { return cjkFor(han, false) }
 
-// CJK2 returns the second version of the CJK analyzer: CJK with two more
+// CJK2 returns the second version of the CJK analyzer, the default of new
+// stores: CJK with two more
 // steps for Japanese (mora.go): normalize a small vowel that repeats the
 // vowel before it as ー (へぇ: へー), and after kagome, the mora repair, which
 // writes in katakana, and segments again, a word kagome split inside a mora:

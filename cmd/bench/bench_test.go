@@ -486,7 +486,7 @@ func TestEvalMeaning(t *testing.T) {
 	for _, e := range eps {
 		ex = append(ex, wordvec.Exchange{Message: e.UserText, Reply: e.ReplyText})
 	}
-	v, err := wordvec.Learn(context.Background(), tokenize.CJK(), ex, wordvec.Options{Dim: 8, MinCount: 2})
+	v, err := wordvec.Learn(context.Background(), tokenize.CJK2(), ex, wordvec.Options{Dim: 8, MinCount: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +505,7 @@ func TestEvalMeaning(t *testing.T) {
 		t.Errorf("-meaning without a weight changed the figures:\n%s\n%s", base, unweighed)
 	}
 	code, out, errOut := benchStatus(t, "eval", "-suite", dir, "-preset", "reference,default", "-meaning", file, "-variant", "m:Rank.Weights.Meaning=5")
-	if code != 0 || !strings.Contains(errOut, "reference+m/hybrid/raw keeps no meaning") {
+	if code != 0 || !strings.Contains(errOut, "reference+m/hybrid/raw keeps no meaning") || strings.Contains(errOut, "default+m/hybrid/"+tokenize.DefaultAnalyzer+" keeps no meaning") {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if strip(out) == strip(base) {

@@ -58,7 +58,7 @@ func TestWithVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out[0].Label() != "default+a/bm25/cjk" || out[1].Label() != "default/bm25/cjk" {
+	if len(out) != 2 || out[0].Label() != "default+a/bm25/cjk2" || out[1].Label() != "default/bm25/cjk2" {
 		t.Fatalf("labels: %v, %v", out[0].Label(), out[1].Label())
 	}
 	if out[0].Opts.Rank.Fusion.LexicalKNNWeight != 0.5 || out[0].Opts.Vector.K != 0 || out[1].Opts.BM25.MaxRows != 7 || cfgs[0].Opts.Rank.Fusion.LexicalKNNWeight != rerank.DefaultLexicalKNNWeight {

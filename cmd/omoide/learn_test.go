@@ -89,8 +89,8 @@ func TestLearnOnlyFromWhatTheDefaultSearchAdmits(t *testing.T) {
 					t.Errorf("%s has a vector: learned from what it must not", w)
 				}
 			}
-			if p := v.Params(); p.Exchanges != tc.people || p.Analyzer != "cjk" || p.Dim != 4 {
-				t.Errorf("params %+v, want %d exchanges of cjk in 4 dimensions", p, tc.people)
+			if p := v.Params(); p.Exchanges != tc.people || p.Analyzer != "cjk2" || p.Dim != 4 {
+				t.Errorf("params %+v, want %d exchanges of cjk2 in 4 dimensions", p, tc.people)
 			}
 		})
 	}

@@ -24,7 +24,7 @@ func TestTermsEmbedder(t *testing.T) {
 		ex = append(ex, wordvec.Exchange{Message: fmt.Sprintf("今日はバイトで%d時間働いた", i%5+1), Reply: "アルバイトお疲れさま"},
 			wordvec.Exchange{Message: "猫がかわいい", Reply: "猫の写真を見せて"})
 	}
-	v, err := wordvec.Learn(context.Background(), tokenize.CJK(), ex, wordvec.Options{Dim: 4, MinCount: 2})
+	v, err := wordvec.Learn(context.Background(), tokenize.CJK2(), ex, wordvec.Options{Dim: 4, MinCount: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

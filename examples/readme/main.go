@@ -34,7 +34,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Hash embedder, cjk analyzer (Japanese by kagome, Chinese and Korean by bigrams), default preset. Location is the people's time zone: the day
+	// Hash embedder, cjk2 analyzer (Japanese by kagome, Chinese and Korean by bigrams), default preset. Location is the people's time zone: the day
 	// that "昨日" names and the evidence dates (a Request's Location overrides it for one person).
 	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "memory.db"), Location: tokyo})
 	if err != nil {
