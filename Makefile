@@ -38,7 +38,7 @@ $(TOOLS)/litestream: Makefile
 	GOBIN=$(TOOLS) $(GO) install github.com/benbjohnson/litestream/cmd/litestream@$(LITESTREAM_VERSION)
 	touch $@
 
-# The main job: a temporary store from testdata/ja, a few questions, the rendered EPISODE_EVIDENCE.
+# The main job: a temporary store from the demo conversations (demo/), a few questions, the rendered EPISODE_EVIDENCE.
 demo:
 	$(GO) run $(GOFLAGS) ./cmd/omoide demo
 

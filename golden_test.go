@@ -19,24 +19,31 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/*/golden")
 
-// TestGolden runs every query of testdata/<lang> (ja, zh, ko) against a
-// store holding all its people's episodes and compares the ranked episodes
-// and the rendered section with testdata/<lang>/golden/<preset>.golden. The
+// TestGolden runs every query of each language's conversations (ja: the
+// demo's, in demo/; zh, ko: testdata/<lang>) against a store holding all its
+// people's episodes and compares the ranked episodes and the rendered section
+// with testdata/<lang>/golden/<preset>.golden. The
 // hash embedder and each query's own clock make the output deterministic.
 // Regenerate with `go test -tags sqlite_fts5 . -run TestGolden -update` and
 // review the diff by eye.
 func TestGolden(t *testing.T) {
-	for _, lang := range []struct{ dir, zone string }{{"ja", "Asia/Tokyo"}, {"zh", "Asia/Shanghai"}, {"ko", "Asia/Seoul"}} {
-		t.Run(lang.dir, func(t *testing.T) { golden(t, lang.dir, lang.zone) })
+	for _, lang := range []struct{ lang, data, zone string }{
+		{"ja", "demo", "Asia/Tokyo"},
+		{"zh", filepath.Join("testdata", "zh"), "Asia/Shanghai"},
+		{"ko", filepath.Join("testdata", "ko"), "Asia/Seoul"},
+	} {
+		t.Run(lang.lang, func(t *testing.T) { golden(t, lang.lang, lang.data, lang.zone) })
 	}
 }
 
-func golden(t *testing.T, dir, zone string) {
-	eps, err := dataset.ReadFile[dataset.Episode](filepath.Join("testdata", dir, "episodes.jsonl"))
+// golden runs the conversations of the folder data, whose goldens are in
+// testdata/<lang>/golden.
+func golden(t *testing.T, lang, data, zone string) {
+	eps, err := dataset.ReadFile[dataset.Episode](filepath.Join(data, "episodes.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := dataset.ReadFile[dataset.Query](filepath.Join("testdata", dir, "queries.jsonl"))
+	qs, err := dataset.ReadFile[dataset.Query](filepath.Join(data, "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +100,7 @@ func golden(t *testing.T, dir, zone string) {
 				out.WriteString("\n")
 			}
 			t.Logf("%s: %d of %d relevant episodes returned over %d queries", preset, found, labelled, len(qs))
-			path := filepath.Join("testdata", dir, "golden", preset+".golden")
+			path := filepath.Join("testdata", lang, "golden", preset+".golden")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)

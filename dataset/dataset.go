@@ -1,5 +1,6 @@
 // Package dataset reads episodes and queries in the JSON Lines format of the
-// evaluation suites (docs/quality.md) and of testdata/ja.
+// evaluation suites (docs/quality.md), of the demo conversations (package
+// demo) and of testdata.
 package dataset
 
 import (

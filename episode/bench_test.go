@@ -67,7 +67,7 @@ func BenchmarkAddConcurrent(b *testing.B) {
 // embedder with word features, closed when b ends, and reads the demo
 // conversations to store in it.
 func addBenchStore(b *testing.B) (*episode.Store, []dataset.Episode) {
-	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
+	src, err := dataset.ReadFile[dataset.Episode]("../demo/episodes.jsonl")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func addBenchStore(b *testing.B) (*episode.Store, []dataset.Episode) {
 // their last episodes, 60 candidates by id) on a store of the demo
 // conversations: the statements a retrieval runs every time.
 func BenchmarkReadPath(b *testing.B) {
-	src, err := dataset.ReadFile[dataset.Episode]("../testdata/ja/episodes.jsonl")
+	src, err := dataset.ReadFile[dataset.Episode]("../demo/episodes.jsonl")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/demo"
 	"github.com/omoide/omoide/internal/pytext"
-	"github.com/omoide/omoide/testdata/ja"
 )
 
-// demoQueries are the demo's questions (ids in testdata/ja/queries.jsonl).
+// demoQueries are the demo's questions (ids in demo/queries.jsonl).
 var demoQueries = []string{"haruka:q01", "kenta:q05", "misaki:q09"}
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,11 +49,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer mem.Close()
 	opened := time.Since(start)
 
-	eps, err := ja.Episodes()
+	eps, err := demo.Episodes()
 	if err != nil {
 		return fmt.Errorf("demo episodes: %w", err)
 	}
-	qs, err := ja.Queries()
+	qs, err := demo.Queries()
 	if err != nil {
 		return fmt.Errorf("demo queries: %w", err)
 	}

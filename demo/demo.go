@@ -1,7 +1,8 @@
-// Package ja holds the Japanese demo conversations of this folder
-// (README.md), embedded for "omoide demo" so that it runs from any directory.
-// The library never imports it: no program that links omoide carries them.
-package ja
+// Package demo holds the Japanese demo conversations of this folder
+// (README.md), embedded for "omoide demo" so that it runs from any directory;
+// TestGolden asks the same questions (testdata/ja/golden). The library never
+// imports it: no program that links omoide carries them.
+package demo
 
 import (
 	"bytes"
