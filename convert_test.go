@@ -1,6 +1,8 @@
 package omoide_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,5 +28,40 @@ func TestEvidenceOf(t *testing.T) {
 	}
 	if !memorypack.ShouldInject(ev) || memorypack.ShouldInject(omoide.EvidenceOf(retriever.Result{})) {
 		t.Fatal("ShouldInject disagrees with the hits")
+	}
+}
+
+// TestEvidenceWith: one request's pack options render the same retrieval
+// as Evidence does, in their own way; with the memory's options it is
+// Evidence.
+func TestEvidenceWith(t *testing.T) {
+	ctx := context.Background()
+	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(t.TempDir(), "m.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	at := time.Date(2025, 6, 2, 19, 0, 0, 0, time.UTC)
+	if _, err := mem.Add(ctx,
+		episode.Episode{User: "haruka", UserText: "駅前に新しいラーメン屋ができたから行ってきた", ReplyText: "いいね！味はどうだった？", OccurredAt: at},
+		episode.Episode{User: "haruka", UserText: "味噌ラーメンが濃厚でおいしかった", ReplyText: "また行きたくなるね", OccurredAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	req := retriever.Request{User: "haruka", Text: "この前のラーメン屋、また行きたいな", Now: at.AddDate(0, 0, 18), Recent: []retriever.Message{}}
+	want, res, err := mem.Evidence(ctx, req)
+	if err != nil || want == "" {
+		t.Fatalf("Evidence: %q, %v", want, err)
+	}
+	if got, _, err := mem.EvidenceWith(ctx, req, mem.Pack); got != want || err != nil {
+		t.Errorf("EvidenceWith(the memory's options) = %q, %v; Evidence = %q", got, err, want)
+	}
+	pack := mem.Pack
+	pack.ShowReason = true
+	got, res2, err := mem.EvidenceWith(ctx, req, pack)
+	if err != nil || len(res2.Hits) != len(res.Hits) {
+		t.Fatalf("EvidenceWith(reasons): %d hits, %v; Evidence %d", len(res2.Hits), err, len(res.Hits))
+	}
+	if wantReasons := memorypack.RenderEvidence(omoide.EvidenceOf(res2), pack); got != wantReasons || got == want {
+		t.Errorf("EvidenceWith(reasons) = %q, want %q (and not Evidence's)", got, wantReasons)
 	}
 }

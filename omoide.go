@@ -219,11 +219,18 @@ func (m *Memory) Retrieve(ctx context.Context, req retriever.Request) (retriever
 // "" when the retrieval found nothing worth injecting. The evidence dates are
 // in the request's Location when it names one.
 func (m *Memory) Evidence(ctx context.Context, req retriever.Request) (string, retriever.Result, error) {
+	return m.EvidenceWith(ctx, req, m.Pack)
+}
+
+// EvidenceWith is Evidence rendered with pack in place of m.Pack, for one
+// request's own rendering (a strategy, the reasons): start from m.Pack and
+// change what the request asks. The evidence dates are in the request's
+// Location when it names one, else in pack's.
+func (m *Memory) EvidenceWith(ctx context.Context, req retriever.Request, pack memorypack.Options) (string, retriever.Result, error) {
 	res, err := m.Retriever.Retrieve(ctx, req)
 	if err != nil {
 		return "", res, err
 	}
-	pack := m.Pack
 	if req.Location != nil {
 		pack.Location = req.Location
 	}

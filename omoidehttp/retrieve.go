@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
@@ -174,10 +173,9 @@ func (s *Handler) pack(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.mem.Retrieve(r.Context(), req)
+	section, res, err := s.mem.EvidenceWith(r.Context(), req, opts)
 	if err != nil {
 		return nil, err
 	}
-	section := memorypack.RenderEvidence(omoide.EvidenceOf(res), opts)
 	return wire.PackOf(section, res), nil
 }

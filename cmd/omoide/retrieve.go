@@ -138,7 +138,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer mem.Close()
-	section, res, err := mem.Evidence(ctx, req)
+	section, res, err := mem.EvidenceWith(ctx, req, popts)
 	if err != nil {
 		return err
 	}
