@@ -1,54 +1,24 @@
 package tokenize
 
 import (
-	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/omoide/omoide/lang"
 )
 
-// Language is what a text is written in, as far as analysis cares.
-type Language string
+// Language is lang.Language: what a text is written in, as package lang,
+// the classifier every package asks, tells it (lang.Detect).
+type Language = lang.Language
 
-// The languages Detect tells apart.
+// The languages lang.Detect tells apart.
 const (
-	Japanese Language = "ja"
-	Chinese  Language = "zh"
-	Korean   Language = "ko"
-	Other    Language = "" // no Han, kana or Hangul: English and every other script
+	Japanese = lang.Japanese
+	Chinese  = lang.Chinese
+	Korean   = lang.Korean
+	Other    = lang.Other // no Han, kana or Hangul: English and every other script
 )
-
-// Detect returns the language of text by its script, first match wins: any
-// kana is Japanese; any Hangul is Korean; any other Han is han (Chinese
-// unless the caller knows better: a Japanese person's 了解 or 東京都庁); none
-// of these is Other.
-func Detect(text string, han Language) Language {
-	var sawHan, sawHangul bool
-	for _, r := range text {
-		if r < 0x1100 {
-			continue // below Hangul Jamo there is no CJK letter
-		}
-		switch {
-		case r == 'ー' || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-			return Japanese
-		case unicode.Is(unicode.Hangul, r):
-			sawHangul = true
-		case unicode.Is(unicode.Han, r):
-			sawHan = true
-		}
-	}
-	switch {
-	case sawHangul:
-		return Korean
-	case sawHan:
-		if han == "" {
-			return Chinese
-		}
-		return han
-	}
-	return Other
-}
 
 // CJKName is the Name of the CJK analyzer; CJKJapaneseName of the one that
 // reads Han-only text as Japanese (CJKFor). CJK2Name and CJK2JapaneseName
@@ -62,7 +32,7 @@ const (
 	CJK2JapaneseName = "cjk2+ja"
 )
 
-// cjkAnalyzer analyzes each text by its language (Detect): Japanese and
+// cjkAnalyzer analyzes each text by its language (lang.Detect): Japanese and
 // Other exactly as KagomeSnowball does; Chinese and Korean as overlapping
 // character bigrams of their Han and Hangul runs. han is the language of
 // Han-only text.
@@ -76,7 +46,7 @@ type cjkAnalyzer struct {
 // pipeline, per text:
 //
 //   - normalize: NFKC, then lower-case;
-//   - detect: the text's language by script (Detect, Han-only text as
+//   - detect: the text's language by script (lang.Detect, Han-only text as
 //     Chinese);
 //   - segment: Japanese (and text without Han, kana or Hangul) as
 //     KagomeSnowball segments it, so Japanese and English stores index and
@@ -150,8 +120,8 @@ func (a cjkAnalyzer) Index(text string) string {
 // KagomeSnowball's Terms and isQuestionBigram).
 func (a cjkAnalyzer) Terms(text string) []string {
 	var c collector
-	lang := a.analyze(text, &c, true)
-	if lang == Japanese || lang == Other {
+	language := a.analyze(text, &c, true)
+	if language == Japanese || language == Other {
 		return a.kagomeAnalyzer.filterTerms(c.unique())
 	}
 	terms := c.unique()
@@ -170,18 +140,18 @@ func (a cjkAnalyzer) Terms(text string) []string {
 // which carries no meaning of its own: korquad-ko-dev R@1 0.926 → 0.938.
 func (a cjkAnalyzer) analyze(text string, c *collector, query bool) Language {
 	norm := normalize(text)
-	lang := Detect(norm, a.han)
-	if lang == Japanese || lang == Other {
+	language := lang.Detect(norm, a.han)
+	if language == Japanese || language == Other {
 		a.kagomeAnalyzer.analyzeNormalized(norm, c)
-		return lang
+		return language
 	}
 	scriptRuns(norm, func(kind runKind, run string) {
 		if kind == runCJK || hasHangul(run) {
-			if query && lang == Korean {
+			if query && language == Korean {
 				run = trimParticle(run)
 			}
 			addBigrams(run, c)
-			if lang == Chinese && utf8.RuneCountInString(run) > 1 {
+			if language == Chinese && utf8.RuneCountInString(run) > 1 {
 				for _, r := range run { // and its characters: 猫, 我, 去 are words
 					c.add(string(r))
 				}
@@ -190,7 +160,7 @@ func (a cjkAnalyzer) analyze(text string, c *collector, query bool) Language {
 		}
 		c.add(stemEnglish(run))
 	})
-	return lang
+	return language
 }
 
 // trimParticle returns a Korean word of three or more syllables without its
@@ -253,35 +223,26 @@ func isQuestionBigram(t string) bool {
 // language hint of a request.
 type LanguageReader interface {
 	Analyzer
-	// ForLanguage returns the analyzer that reads Han-only text as lang.
-	ForLanguage(lang Language) Analyzer
+	// ForLanguage returns the analyzer that reads Han-only text as hint.
+	ForLanguage(hint Language) Analyzer
+	// Language returns the language it reads Han-only text as: the hint
+	// the analyzer gives lang.Detect.
+	Language() Language
 }
 
 // ForLanguage returns the CJK analyzer of a's version that reads Han-only
-// text as lang: Japanese with kagome (東京都庁: 東京 都庁), any other language
+// text as hint: Japanese with kagome (東京都庁: 東京 都庁), any other language
 // as Chinese bigrams (東京 京都 都庁).
-func (a cjkAnalyzer) ForLanguage(lang Language) Analyzer { return cjkFor(lang, a.mora) }
+func (a cjkAnalyzer) ForLanguage(hint Language) Analyzer { return cjkFor(hint, a.mora) }
 
-// LanguagePattern is the regular expression (in the syntax Go's regexp and
-// JSON Schema share) of what ParseLanguage accepts: "", or a BCP 47 tag
-// whose primary subtag is ja, zh, ko or en in any case (BCP 47 tags are
-// case-insensitive), each further subtag 1 to 8 ASCII letters or digits.
-// The API description (docs/openapi.json) gives it as "lang"'s pattern.
-const LanguagePattern = `^(?:(?:[Jj][Aa]|[Zz][Hh]|[Kk][Oo]|[Ee][Nn])(?:-[0-9A-Za-z]{1,8})*)?$`
+// Language returns the language a reads Han-only text as: Japanese for
+// "cjk+ja" and "cjk2+ja", else Chinese.
+func (a cjkAnalyzer) Language() Language { return a.han }
 
-var languageRE = regexp.MustCompile(LanguagePattern)
+// LanguagePattern is lang.Pattern, the pattern of what ParseLanguage
+// accepts.
+const LanguagePattern = lang.Pattern
 
-// ParseLanguage reads a language hint: "" or a BCP 47 tag whose primary
-// subtag is ja, zh, ko or en ("ja-JP", "zh-Hant", "JA"), exactly what
-// LanguagePattern matches (no surrounding space); en, and "", are Other.
-func ParseLanguage(tag string) (Language, error) {
-	if !languageRE.MatchString(tag) {
-		return Other, fmt.Errorf("language %q: want ja, zh, ko or en (a BCP 47 tag such as ja-JP)", tag)
-	}
-	primary, _, _ := strings.Cut(strings.ToLower(tag), "-")
-	switch Language(primary) {
-	case Japanese, Chinese, Korean:
-		return Language(primary), nil
-	}
-	return Other, nil
-}
+// ParseLanguage is lang.Parse: it reads a language hint, "" or a BCP 47 tag
+// whose primary subtag is ja, zh, ko or en.
+func ParseLanguage(tag string) (Language, error) { return lang.Parse(tag) }

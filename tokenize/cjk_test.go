@@ -5,30 +5,6 @@ import (
 	"testing"
 )
 
-func TestDetect(t *testing.T) {
-	tests := []struct {
-		text string
-		han  Language
-		want Language
-	}{
-		{"昨日ラーメンを食べた", "", Japanese},
-		{"東京都庁", "", Chinese},
-		{"東京都庁", Japanese, Japanese},
-		{"我昨天去了北京", "", Chinese},
-		{"어제 학교에서 친구를 만났어", "", Korean},
-		{"韓国語で안녕", "", Japanese}, // kana first
-		{"大韓民國 만세", "", Korean},  // Hangul before Han
-		{"I went to Kyoto", "", Other},
-		{"ー", "", Japanese},
-		{"", "", Other},
-	}
-	for _, tt := range tests {
-		if got := Detect(tt.text, tt.han); got != tt.want {
-			t.Errorf("Detect(%q, %q) = %q, want %q", tt.text, tt.han, got, tt.want)
-		}
-	}
-}
-
 func TestCJKTerms(t *testing.T) {
 	checkTerms(t, CJK(), []termsCase{
 		{"Japanese as KagomeSnowball", "昨日ラーメンを食べた", []string{"昨日", "ラーメン", "食べる"}},

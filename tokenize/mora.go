@@ -2,10 +2,10 @@ package tokenize
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ikawaha/kagome/v2/tokenizer"
+	"github.com/omoide/omoide/lang"
 )
 
 // The mora repair is the segment step that CJK2 adds after kagome: it
@@ -203,9 +203,7 @@ func isSmallKana(r rune) bool {
 }
 
 // isKana reports whether r is hiragana or katakana (not ー).
-func isKana(r rune) bool {
-	return unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
-}
+func isKana(r rune) bool { return lang.ScriptOf(r) == lang.Kana }
 
 // prolong is CJK2's normalize step for Japanese: a small vowel that repeats
 // the vowel of the kana before it is a prolonged sound, as ー is (へぇ,

@@ -121,7 +121,8 @@ func TestMoraQueryMeetsIndex(t *testing.T) {
 }
 
 // TestCJK2Names: the versions keep their names through ByName and a
-// request's language hint (ForLanguage).
+// request's language hint (ForLanguage), and say how they read Han-only
+// text (Language).
 func TestCJK2Names(t *testing.T) {
 	for _, tc := range []struct {
 		a    Analyzer
@@ -134,6 +135,13 @@ func TestCJK2Names(t *testing.T) {
 	} {
 		if got := tc.a.Name(); got != tc.want {
 			t.Errorf("Name() = %q, want %q", got, tc.want)
+		}
+		wantLang := Chinese // the hint the analyzer gives lang.Detect
+		if strings.HasSuffix(tc.want, "+ja") {
+			wantLang = Japanese
+		}
+		if got := tc.a.(LanguageReader).Language(); got != wantLang {
+			t.Errorf("%s: Language() = %q, want %q", tc.want, got, wantLang)
 		}
 		if b, err := ByName(tc.want); err != nil || b.Name() != tc.want {
 			t.Errorf("ByName(%q) = %v, %v", tc.want, b, err)

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/omoide/omoide/lang"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -27,7 +28,7 @@ type NameFinder interface {
 // Prof are not names. Capitals are the only mark of a name without a tagger,
 // so a name that begins a sentence, or one written in lower case, is missed.
 //
-// Only a text written in Latin script has names (Detect: Other): in a
+// Only a text written in Latin script has names (lang.Detect: Other): in a
 // Japanese, Chinese or Korean message a Latin word is a borrowing that the
 // memory may hold transliterated (Yahoo! in a Korean message, 야후 in the
 // episode it paraphrases: 17 of korsts-ko-dev's 26 messages with a Latin name,
@@ -43,7 +44,7 @@ func (a kagomeAnalyzer) Names(text string) []string {
 		}
 	}
 	text = norm.NFKC.String(text)
-	if Detect(text, Chinese) != Other {
+	if lang.Detect(text, lang.Chinese) != lang.Other {
 		return nil
 	}
 	for i := 0; i < len(text); {
