@@ -1,7 +1,5 @@
 package rerank
 
-import "unicode"
-
 // Signals are what a retrieval measured of the message itself, for the
 // features of its candidates: the same for every candidate of one retrieval.
 type Signals struct {
@@ -14,34 +12,9 @@ type Signals struct {
 	// person's episodes holds.
 	UnknownNames int
 	// Kana, Han, Hangul and Latin are the shares of the message's letters
-	// in each script (ScriptShares): its language, roughly.
+	// in each script (lang.Shares, the classifier tokenize and timeexpr
+	// ask too): its language, roughly.
 	Kana, Han, Hangul, Latin float64
-}
-
-// ScriptShares returns the shares of text's letters that are kana, Han,
-// Hangul and Latin (all 0 for a text without letters).
-func ScriptShares(text string) (kana, han, hangul, latin float64) {
-	n := 0
-	for _, r := range text {
-		switch {
-		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
-			kana++
-		case unicode.Is(unicode.Han, r):
-			han++
-		case unicode.Is(unicode.Hangul, r):
-			hangul++
-		case unicode.Is(unicode.Latin, r):
-			latin++
-		case !unicode.IsLetter(r):
-			continue
-		}
-		n++
-	}
-	if n == 0 {
-		return 0, 0, 0, 0
-	}
-	f := float64(n)
-	return kana / f, han / f, hangul / f, latin / f
 }
 
 // FeatureNames name the features of a candidate, in the order Features

@@ -162,20 +162,3 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("gap = %v, want 0.2", g)
 	}
 }
-
-// TestScriptShares: the shares of a message's letters in each script.
-func TestScriptShares(t *testing.T) {
-	for _, tt := range []struct {
-		text                     string
-		kana, han, hangul, latin float64
-	}{
-		{"ラーメン食べた", 5.0 / 7, 1.0 / 7, 0, 0}, // ー is a letter of no script here
-		{"안녕 hi!", 0, 0, 0.5, 0.5},
-		{"12 !?", 0, 0, 0, 0},
-	} {
-		k, h, g, l := ScriptShares(tt.text)
-		if math.Abs(k-tt.kana)+math.Abs(h-tt.han)+math.Abs(g-tt.hangul)+math.Abs(l-tt.latin) > 1e-12 {
-			t.Errorf("%q: %v %v %v %v, want %v %v %v %v", tt.text, k, h, g, l, tt.kana, tt.han, tt.hangul, tt.latin)
-		}
-	}
-}

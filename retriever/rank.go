@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/tokenize"
@@ -202,7 +203,7 @@ func (rt *retrieval) signals() rerank.Signals {
 	if rt.cover != nil {
 		s.Terms = len(rt.cover.terms)
 	}
-	s.Kana, s.Han, s.Hangul, s.Latin = rerank.ScriptShares(rt.text)
+	s.Kana, s.Han, s.Hangul, s.Latin = lang.Shares(rt.text)
 	return s
 }
 
