@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/omoide/omoide/lang"
 )
 
 // tense is what an expression says of its own time, before the sentence
@@ -26,14 +28,16 @@ const (
 // isPlan reports whether the expression s[i:e], of tense t (not tPast), is
 // the time of a plan in its clause. The clause runs from the previous to the
 // next of clauseBreaks; its language is English when the expression is
-// ASCII, else Japanese when the clause holds kana, else Chinese. The package
-// documentation (Past only) states the rules.
-func isPlan(s string, i, e int, t tense) bool {
+// ASCII, else the clause's by lang.Detect with hint: Japanese when it holds
+// kana, or Han alone with a Japanese hint; else Chinese (Korean has no plan
+// words of its own yet). The package documentation (Past only) states the
+// rules.
+func isPlan(s string, i, e int, t tense, hint lang.Language) bool {
 	cs, ce := clause(s, i, e)
 	switch {
 	case isASCII(s[i:e]):
 		return enPlan(s, cs, i, ce, t)
-	case hasKana(s[cs:ce]):
+	case lang.Detect(s[cs:ce], hint) == lang.Japanese:
 		return jaPlan(s[e:ce], t)
 	}
 	return zhPlan(s[cs:ce], s[e:ce])
@@ -113,16 +117,6 @@ func breakAt(s string, k int, bs []string) int {
 		return len(b)
 	}
 	return 0
-}
-
-// hasKana reports whether s holds hiragana or katakana.
-func hasKana(s string) bool {
-	for _, r := range s {
-		if 'ぁ' <= r && r <= 'ヺ' {
-			return true
-		}
-	}
-	return false
 }
 
 // Japanese. A plan is one of:

@@ -114,6 +114,11 @@
 //     or a final 吧 or 见 (我打算周末去爬山, 周末一起吃饭吧). Not when the
 //     expression is attributive (周末的照片) or the clause ends in 了 or 过.
 //
+// A clause is English when its expression is ASCII, else Japanese or Chinese
+// as package lang's classifier reads it (lang.Detect): Japanese when it holds
+// kana; Han alone is Chinese for Parse and the hint's language for ParseLang
+// (a request's Lang: a Japanese person's 週末予定確認 is a plan).
+//
 // An expression that says its time is past (昨日, 先週末, この前の土曜, 3日前,
 // last weekend, 上周末) keeps its window in any sentence. plan.go lists the
 // words of each rule.
@@ -128,6 +133,8 @@ package timeexpr
 import (
 	"time"
 	"unicode/utf8"
+
+	"github.com/omoide/omoide/lang"
 )
 
 // Window is the half-open time interval [From, To) named by a time
@@ -151,8 +158,20 @@ type Window struct {
 // Parse finds the first time expression in text and returns its window,
 // computed relative to now in loc (nil means UTC). It reports false when the
 // text names no past time window. Parse is safe for concurrent use and never
-// panics.
+// panics. It reads a clause written in Han alone as Chinese: ParseLang with
+// no hint.
 func Parse(text string, now time.Time, loc *time.Location) (Window, bool) {
+	return ParseLang(text, now, loc, lang.Other)
+}
+
+// ParseLang is Parse for a text whose language the caller knows where its
+// script does not tell (hint, as lang.Detect takes it: a request's Lang, or
+// the language its store reads Han-only text as). Only the plan rules read
+// the language (Past only): a clause written in Han alone is read with the
+// plan words of hint, so a Japanese person's 週末予定確認 (checking the
+// weekend's plans) is a plan by Japanese 予定 and names no window, where
+// Parse, reading it as Chinese, gives the last weekend.
+func ParseLang(text string, now time.Time, loc *time.Location, hint lang.Language) (Window, bool) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -161,7 +180,7 @@ func Parse(text string, now time.Time, loc *time.Location) (Window, bool) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if m := c.matchAt(s, i, r); m.end > i {
-			if sp, ok := c.clip(m.sp); ok && (m.t == tPast || !isPlan(s, i, m.end, m.t)) {
+			if sp, ok := c.clip(m.sp); ok && (m.t == tPast || !isPlan(s, i, m.end, m.t, hint)) {
 				return Window{
 					From: sp.from,
 					To:   sp.to,

@@ -6,6 +6,7 @@ import (
 	"time"
 	_ "time/tzdata"
 
+	"github.com/omoide/omoide/lang"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -754,4 +755,51 @@ func TestParseKorean(t *testing.T) {
 		{"아까워", "", "", "", false},
 		{"나비 사료", "", "", "", false},
 	})
+}
+
+// TestParseLang: the hint reads a clause of Han alone (lang.Detect): with a
+// Japanese one, by Japanese plan words (週末予定確認, checking the weekend's
+// plans, is a plan; 週末要確認, the weekend needs checking, is not), without
+// one or with any other, by Chinese ones (要 is a plan); a clause with kana,
+// and English, read the same whatever the hint.
+func TestParseLang(t *testing.T) {
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	n := at(t, tokyo, tuesday)
+	weekend := [2]string{"2025-12-13", "2025-12-15"}
+	for _, tc := range []struct {
+		text string
+		hint lang.Language
+		expr string // "" when no window is expected
+		span [2]string
+	}{
+		{"週末予定確認", lang.Japanese, "", weekend},
+		{"週末予定確認", lang.Other, "週末", weekend},
+		{"週末予定確認", lang.Chinese, "週末", weekend},
+		{"週末予定確認", lang.Korean, "週末", weekend},
+		{"今年旅行計画", lang.Japanese, "", weekend},
+		{"今年旅行計画", lang.Other, "今年", [2]string{"2025-01-01", "2025-12-17"}},
+		{"週末要確認", lang.Japanese, "週末", weekend},
+		{"週末要確認", lang.Other, "", weekend},
+		{"週末要確認", lang.Chinese, "", weekend},
+		{"周末打算去爬山", lang.Chinese, "", weekend},
+		{"周末去爬山了", lang.Japanese, "周末", weekend},
+		{"週末は山登りに行く予定", lang.Chinese, "", weekend},
+		{"週末は山登りに行った", lang.Chinese, "週末", weekend},
+		{"週末は山登りに行った", lang.Japanese, "週末", weekend},
+		{"we will meet over the weekend", lang.Japanese, "", weekend},
+		{"we met over the weekend", lang.Chinese, "over the weekend", weekend},
+	} {
+		w, ok := ParseLang(tc.text, n, tokyo, tc.hint)
+		switch {
+		case tc.expr == "" && ok:
+			t.Errorf("ParseLang(%q, %q) = %q, want no window", tc.text, tc.hint, w.Expr)
+		case tc.expr != "" && (!ok || w.Expr != tc.expr || !w.From.Equal(at(t, tokyo, tc.span[0])) || !w.To.Equal(at(t, tokyo, tc.span[1]))):
+			t.Errorf("ParseLang(%q, %q) = %q [%v, %v) %v, want %q [%s, %s)", tc.text, tc.hint, w.Expr, w.From, w.To, ok, tc.expr, tc.span[0], tc.span[1])
+		}
+		if tc.hint == lang.Other {
+			if p, pok := Parse(tc.text, n, tokyo); p != w || pok != ok {
+				t.Errorf("Parse(%q) = %+v %v, ParseLang with no hint %+v %v", tc.text, p, pok, w, ok)
+			}
+		}
+	}
 }
