@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -88,135 +89,249 @@ type forgetMetrics struct {
 	EpisodesLeft int     `json:"episodes_left"`
 }
 
-func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("latency", stderr)
-	n := fs.Int("n", 2000, "episodes in the store")
-	q := fs.Int("q", 200, "measured queries")
-	warm := fs.Int("warmup", 20, "warm-up queries before measuring")
-	seed := fs.Uint64("seed", 1, "seed of the query sample (and of -generate)")
-	layout := fs.String("layout", "one", "one: every episode is one person's; many: spread over -users people")
-	users := fs.Int("users", 10, "people, with -layout many")
-	forget := fs.Int("forget", 0, "with -layout many: after the queries, forget this many people, evenly spread (half of -users: the erasure figures of docs/performance.md)")
-	haystack := fs.String("haystack", "", "episodes file (JSON Lines, .gz ok); default "+defaultHaystack+" when present")
-	gen := fs.Bool("generate", false, "use generated Japanese-like episodes instead of a haystack")
-	var presets listFlag
-	fs.Var(&presets, "preset", "presets to compare (default reference,default)")
-	dir := fs.String("dir", "", "folder for the stores (default: a temporary folder, removed after)")
-	jsonPath := fs.String("json", "", "write the figures as JSON to this file")
-	md := fs.Bool("md", false, "print Markdown tables")
-	var variants variantFlag
-	fs.Var(&variants, "variant", "name:Field=value,... — run each preset again with these retriever.Options fields set, on the same store (repeatable)")
-	reuse := fs.Bool("reuse", false, "answer from the stores an earlier run left in -dir (same -n, -layout, -users), without ingesting: the serving process then holds no episodes, for its peak RSS")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of each preset's measured queries (not the ingest) to this file + \".\" + preset")
-	var ef embedFlags
-	ef.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
+// latencyFlags are the flags of bench latency.
+type latencyFlags struct {
+	n, q, warm, users, forget int
+	seed                      uint64
+	layout, haystack, dir     string
+	jsonPath, cpuProfile      string
+	gen, md, reuse            bool
+	presets                   listFlag
+	variants                  variantFlag
+	ef                        embedFlags
+}
+
+// register declares the flags on fs.
+func (f *latencyFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.n, "n", 2000, "episodes in the store")
+	fs.IntVar(&f.q, "q", 200, "measured queries")
+	fs.IntVar(&f.warm, "warmup", 20, "warm-up queries before measuring")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the query sample (and of -generate)")
+	fs.StringVar(&f.layout, "layout", "one", "one: every episode is one person's; many: spread over -users people")
+	fs.IntVar(&f.users, "users", 10, "people, with -layout many")
+	fs.IntVar(&f.forget, "forget", 0, "with -layout many: after the queries, forget this many people, evenly spread (half of -users: the erasure figures of docs/performance.md)")
+	fs.StringVar(&f.haystack, "haystack", "", "episodes file (JSON Lines, .gz ok); default "+defaultHaystack+" when present")
+	fs.BoolVar(&f.gen, "generate", false, "use generated Japanese-like episodes instead of a haystack")
+	fs.Var(&f.presets, "preset", "presets to compare (default reference,default)")
+	fs.StringVar(&f.dir, "dir", "", "folder for the stores (default: a temporary folder, removed after)")
+	fs.StringVar(&f.jsonPath, "json", "", "write the figures as JSON to this file")
+	fs.BoolVar(&f.md, "md", false, "print Markdown tables")
+	fs.Var(&f.variants, "variant", "name:Field=value,... — run each preset again with these retriever.Options fields set, on the same store (repeatable)")
+	fs.BoolVar(&f.reuse, "reuse", false, "answer from the stores an earlier run left in -dir (same -n, -layout, -users), without ingesting: the serving process then holds no episodes, for its peak RSS")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of each preset's measured queries (not the ingest) to this file + \".\" + preset")
+	f.ef.register(fs)
+}
+
+// check validates the flags and returns the presets to compare.
+func (f *latencyFlags) check() ([]string, error) {
 	switch {
-	case *n <= 0 || *q <= 0 || *warm < 0:
-		return fmt.Errorf("%w: -n and -q must be positive, -warmup not negative", errUsage)
-	case *layout != "one" && *layout != "many":
-		return fmt.Errorf("%w: -layout is one or many, not %q", errUsage, *layout)
-	case *forget < 0 || *forget > 0 && (*layout != "many" || *forget > *users):
-		return fmt.Errorf("%w: -forget needs -layout many and at most -users people, got %d", errUsage, *forget)
-	case *layout == "many" && *users <= 0:
-		return fmt.Errorf("%w: -users must be positive", errUsage)
-	case *gen && *haystack != "":
-		return fmt.Errorf("%w: -generate and -haystack exclude each other", errUsage)
+	case f.n <= 0 || f.q <= 0 || f.warm < 0:
+		return nil, fmt.Errorf("%w: -n and -q must be positive, -warmup not negative", errUsage)
+	case f.layout != "one" && f.layout != "many":
+		return nil, fmt.Errorf("%w: -layout is one or many, not %q", errUsage, f.layout)
+	case f.forget < 0 || f.forget > 0 && (f.layout != "many" || f.forget > f.users):
+		return nil, fmt.Errorf("%w: -forget needs -layout many and at most -users people, got %d", errUsage, f.forget)
+	case f.layout == "many" && f.users <= 0:
+		return nil, fmt.Errorf("%w: -users must be positive", errUsage)
+	case f.gen && f.haystack != "":
+		return nil, fmt.Errorf("%w: -generate and -haystack exclude each other", errUsage)
 	}
-	ps := presets.or(omoide.PresetReference, omoide.PresetDefault)
+	ps := f.presets.or(omoide.PresetReference, omoide.PresetDefault)
 	for _, p := range ps {
 		if _, err := omoide.LookupPreset(p); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	return ps, nil
+}
 
-	// The episodes.
-	var eps []episode.Episode
-	source := ""
-	if !*gen && *haystack == "" {
-		if _, err := os.Stat(defaultHaystack); err == nil {
-			*haystack = defaultHaystack
-		} else {
-			fmt.Fprintf(stderr, "latency: %s not found: using generated episodes (-generate)\n", defaultHaystack)
-			*gen = true
-		}
+// latency is one run of bench latency: its flags, its workload (the
+// episodes, their people, the queries) and, run by run, the figures.
+type latency struct {
+	latencyFlags
+	presets      []string
+	names        []string          // the people of the layout
+	source       string            // "generated" or the haystack
+	eps          []episode.Episode // to ingest; nil with -reuse
+	total        int               // episodes in the store
+	now          time.Time         // the queries' now
+	qreqs, wreqs []retriever.Request
+	runs         []latRun
+	all          []latencyMetrics // the runs' figures, in order
+	labels       []string         // the runs' labels, in order
+	ref          int              // the reference preset's run in labels, or -1
+}
+
+// latRun is a preset, once per -variant (its options changed): the first run
+// of a preset builds its store, the others answer from it.
+type latRun struct {
+	label, preset string
+	opts          *retriever.Options
+}
+
+func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	l, err := parseLatency(args, stderr)
+	if err != nil {
+		return err
 	}
-	names := []string{"bench"}
-	if *layout == "many" {
-		names = make([]string, *users)
-		for i := range names {
-			names[i] = fmt.Sprintf("bench-%03d", i)
-		}
+	if err := l.load(stderr); err != nil {
+		return err
 	}
-	if *gen {
-		for _, e := range newGenerator(*seed).episodes(*n, names, time.Date(2025, 6, 30, 21, 0, 0, 0, time.UTC)) {
-			eps = append(eps, e.Episode())
-		}
-		source = "generated"
-	} else {
-		var err error
-		if eps, err = readHaystack(*haystack, *n); err != nil {
-			return err
-		}
-		if len(eps) < *n && len(eps) > 0 {
-			// More episodes than the haystack holds (1M over 1,000 people):
-			// its texts again, each copy a person's own in the layout below.
-			fmt.Fprintf(stderr, "latency: %s holds only %d episodes; repeating them to %d\n", *haystack, len(eps), *n)
-			for have := len(eps); len(eps) < *n; {
-				eps = append(eps, eps[:min(have, *n-len(eps))]...)
-			}
-		}
-		for i := range eps {
-			// Contiguous blocks keep a conversation in one namespace.
-			eps[i].User = names[i*len(names)/len(eps)]
-		}
-		source = *haystack
+	if err := l.forReuse(); err != nil {
+		return err
+	}
+	root, cleanup, err := workDir(l.dir, "latency")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if err := l.measure(ctx, root, stderr); err != nil {
+		return err
+	}
+	l.report(stdout)
+	return l.writeFigures()
+}
+
+// parseLatency parses and checks the flags.
+func parseLatency(args []string, stderr io.Writer) (*latency, error) {
+	fs := newFlagSet("latency", stderr)
+	l := &latency{}
+	l.register(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	ps, err := l.check()
+	if err != nil {
+		return nil, err
+	}
+	l.presets = ps
+	return l, nil
+}
+
+// load reads or generates the episodes and samples the queries from them.
+func (l *latency) load(stderr io.Writer) error {
+	l.names = l.people()
+	eps, err := l.episodes(stderr)
+	if err != nil {
+		return err
 	}
 	if len(eps) < 3 {
 		return fmt.Errorf("only %d episodes: need at least 3", len(eps))
 	}
+	l.now = noonAfter(eps)
+	l.qreqs, l.wreqs = latencyQueries(eps, l.q, l.warm, l.seed, l.now)
+	if len(l.qreqs) == 0 {
+		return errors.New("no episode has user text to ask")
+	}
+	fmt.Fprintf(stderr, "latency: %d episodes (%s), layout %s over %d people, %d queries (+%d warm-up), now %s\n",
+		len(eps), l.source, l.layout, len(l.names), len(l.qreqs), len(l.wreqs), l.now.Format(time.DateOnly))
+	l.eps, l.total = eps, len(eps)
+	return nil
+}
+
+// people are the names of the layout's people.
+func (l *latency) people() []string {
+	if l.layout != "many" {
+		return []string{"bench"}
+	}
+	names := make([]string, l.users)
+	for i := range names {
+		names[i] = fmt.Sprintf("bench-%03d", i)
+	}
+	return names
+}
+
+// episodes generates the episodes, or reads them from the haystack (the
+// default one when present), each the person's of its block in the layout.
+func (l *latency) episodes(stderr io.Writer) ([]episode.Episode, error) {
+	if !l.gen && l.haystack == "" {
+		if _, err := os.Stat(defaultHaystack); err == nil {
+			l.haystack = defaultHaystack
+		} else {
+			fmt.Fprintf(stderr, "latency: %s not found: using generated episodes (-generate)\n", defaultHaystack)
+			l.gen = true
+		}
+	}
+	var eps []episode.Episode
+	if l.gen {
+		for _, e := range newGenerator(l.seed).episodes(l.n, l.names, time.Date(2025, 6, 30, 21, 0, 0, 0, time.UTC)) {
+			eps = append(eps, e.Episode())
+		}
+		l.source = "generated"
+		return eps, nil
+	}
+	eps, err := readHaystack(l.haystack, l.n)
+	if err != nil {
+		return nil, err
+	}
+	if len(eps) < l.n && len(eps) > 0 {
+		// More episodes than the haystack holds (1M over 1,000 people):
+		// its texts again, each copy a person's own in the layout below.
+		fmt.Fprintf(stderr, "latency: %s holds only %d episodes; repeating them to %d\n", l.haystack, len(eps), l.n)
+		for have := len(eps); len(eps) < l.n; {
+			eps = append(eps, eps[:min(have, l.n-len(eps))]...)
+		}
+	}
+	for i := range eps {
+		// Contiguous blocks keep a conversation in one namespace.
+		eps[i].User = l.names[i*len(l.names)/len(eps)]
+	}
+	l.source = l.haystack
+	return eps, nil
+}
+
+// noonAfter returns noon (UTC) of the day after the newest episode.
+func noonAfter(eps []episode.Episode) time.Time {
 	newest := eps[0].OccurredAt
 	for _, e := range eps {
 		if e.OccurredAt.After(newest) {
 			newest = e.OccurredAt
 		}
 	}
-	now := newest.UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 12*time.Hour) // noon of the day after the newest
-	qreqs, wreqs := latencyQueries(eps, *q, *warm, *seed, now)
-	if len(qreqs) == 0 {
-		return errors.New("no episode has user text to ask")
-	}
-	fmt.Fprintf(stderr, "latency: %d episodes (%s), layout %s over %d people, %d queries (+%d warm-up), now %s\n",
-		len(eps), source, *layout, len(names), len(qreqs), len(wreqs), now.Format(time.DateOnly))
+	return newest.UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 12*time.Hour)
+}
 
-	total := len(eps)
-	ingest := eps
-	if *reuse {
-		if *dir == "" {
-			return fmt.Errorf("%w: -reuse needs -dir", errUsage)
-		}
-		ingest, eps = nil, nil // the queries are built; nothing else needs the episodes
-		runtime.GC()
+// forReuse lets go of the episodes with -reuse: the queries are built and
+// nothing else needs them.
+func (l *latency) forReuse() error {
+	if !l.reuse {
+		return nil
 	}
-	root, cleanup, err := workDir(*dir, "latency")
-	if err != nil {
-		return err
+	if l.dir == "" {
+		return fmt.Errorf("%w: -reuse needs -dir", errUsage)
 	}
-	defer cleanup()
+	l.eps = nil
+	runtime.GC()
+	return nil
+}
 
+// measure measures every run, with the stores in root.
+func (l *latency) measure(ctx context.Context, root string, stderr io.Writer) error {
 	// Load the kagome dictionary (used by the default embedder and analyzer)
 	// before anything is timed, so that the first preset does not pay for it.
 	tokenize.Kagome().Terms("辞書を読み込む")
-	// Each preset, once per -variant (its options changed): the first run
-	// of a preset builds its store, the others answer from it.
-	type latRun struct {
-		label, preset string
-		opts          *retriever.Options
+	runs, err := latencyRuns(l.presets, l.variants)
+	if err != nil {
+		return err
 	}
+	l.runs = runs
+	for i, r := range l.runs {
+		m, err := l.measureRun(ctx, root, i, stderr)
+		if err != nil {
+			return err
+		}
+		l.all = append(l.all, m)
+		l.labels = append(l.labels, r.label)
+	}
+	l.ratios()
+	return nil
+}
+
+// latencyRuns are the runs of the presets: each preset once, or once per
+// variant.
+func latencyRuns(presets []string, variants variantFlag) ([]latRun, error) {
 	var runs []latRun
-	for _, p := range ps {
+	for _, p := range presets {
 		if len(variants) == 0 {
 			runs = append(runs, latRun{label: p, preset: p})
 			continue
@@ -225,7 +340,7 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			pr, _ := omoide.LookupPreset(p)
 			o := pr.Retriever
 			if err := v.apply(&o); err != nil {
-				return err
+				return nil, err
 			}
 			label := p
 			if v.Name != "" {
@@ -234,130 +349,161 @@ func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			runs = append(runs, latRun{label: label, preset: p, opts: &o})
 		}
 	}
-	var all []latencyMetrics
-	var labels []string
-	for i, r := range runs {
-		prof := ""
-		if *cpuProfile != "" {
-			prof = *cpuProfile + "." + r.label
-		}
-		eps := ingest
-		if i > 0 && runs[i-1].preset == r.preset {
-			eps = nil // built by the run before
-		}
-		m, err := measurePreset(ctx, filepath.Join(root, "latency-"+r.preset+".db"), r.preset, r.opts, ef, eps, total, len(names), qreqs, wreqs, prof, stderr)
-		if err != nil {
-			return fmt.Errorf("%s: %w", r.label, err)
-		}
-		if *forget > 0 && (i+1 == len(runs) || runs[i+1].preset != r.preset) { // the preset's last run: later ones would miss the people
-			if m.Forget, err = forgetPeople(ctx, filepath.Join(root, "latency-"+r.preset+".db"), r.preset, ef, names, *forget, stderr); err != nil {
-				return fmt.Errorf("%s: forget: %w", r.label, err)
-			}
-		}
-		all = append(all, m)
-		labels = append(labels, r.label)
-	}
-	ref := slices.Index(labels, omoide.PresetReference)
-	if ref >= 0 {
-		for i := range all {
-			all[i].Ratio = map[string]float64{}
-			for _, st := range stages {
-				if b := all[ref].Stages[st.name].P50; b > 0 {
-					all[i].Ratio[st.name] = all[i].Stages[st.name].P50 / b
-				}
-			}
-		}
-	}
+	return runs, nil
+}
 
-	// Per-stage percentiles, presets side by side.
-	fmt.Fprintf(stdout, "latency: %d episodes (%s), layout %s (%d people), %d queries after %d warm-up, %s\n",
-		total, filepath.Base(source), *layout, len(names), len(qreqs), len(wreqs), runtime.Version())
-	fmt.Fprintf(stdout, "(embed: the query embedding, timed in a pass of its own; total: the retrieval without it)\n\n")
-	hdr := []string{"stage"}
-	for _, l := range labels {
-		hdr = append(hdr, l+" p50", l+" p95", l+" p99")
+// measureRun measures run i and, with -forget, after the preset's last run
+// (later ones would miss the people), forgets people in its store.
+func (l *latency) measureRun(ctx context.Context, root string, i int, stderr io.Writer) (latencyMetrics, error) {
+	r := l.runs[i]
+	path := filepath.Join(root, "latency-"+r.preset+".db")
+	prof := ""
+	if l.cpuProfile != "" {
+		prof = l.cpuProfile + "." + r.label
 	}
-	if ref >= 0 {
-		for _, l := range labels {
-			if l != omoide.PresetReference {
-				hdr = append(hdr, l+"/ref p50")
+	eps := l.eps
+	if i > 0 && l.runs[i-1].preset == r.preset {
+		eps = nil // built by the run before
+	}
+	m, err := measurePreset(ctx, path, r.preset, r.opts, l.ef, eps, l.total, len(l.names), l.qreqs, l.wreqs, prof, stderr)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", r.label, err)
+	}
+	if l.forget > 0 && (i+1 == len(l.runs) || l.runs[i+1].preset != r.preset) {
+		if m.Forget, err = forgetPeople(ctx, path, r.preset, l.ef, l.names, l.forget, stderr); err != nil {
+			return m, fmt.Errorf("%s: forget: %w", r.label, err)
+		}
+	}
+	return m, nil
+}
+
+// ratios sets each run's p50 per stage over the reference preset's run, when
+// there is one.
+func (l *latency) ratios() {
+	l.ref = slices.Index(l.labels, omoide.PresetReference)
+	if l.ref < 0 {
+		return
+	}
+	for i := range l.all {
+		l.all[i].Ratio = map[string]float64{}
+		for _, st := range stages {
+			if b := l.all[l.ref].Stages[st.name].P50; b > 0 {
+				l.all[i].Ratio[st.name] = l.all[i].Stages[st.name].P50 / b
+			}
+		}
+	}
+}
+
+// report prints the per-stage percentiles, the runs side by side, and the
+// other measures.
+func (l *latency) report(stdout io.Writer) {
+	fmt.Fprintf(stdout, "latency: %d episodes (%s), layout %s (%d people), %d queries after %d warm-up, %s\n",
+		l.total, filepath.Base(l.source), l.layout, len(l.names), len(l.qreqs), len(l.wreqs), runtime.Version())
+	fmt.Fprintf(stdout, "(embed: the query embedding, timed in a pass of its own; total: the retrieval without it)\n\n")
+	l.stageTable().write(stdout, l.md)
+	fmt.Fprintln(stdout)
+	l.measureTable().write(stdout, l.md)
+}
+
+// stageTable is each stage's p50, p95 and p99 of every run and, with the
+// reference preset, the other runs' p50 over the reference's.
+func (l *latency) stageTable() *table {
+	hdr := []string{"stage"}
+	for _, lb := range l.labels {
+		hdr = append(hdr, lb+" p50", lb+" p95", lb+" p99")
+	}
+	if l.ref >= 0 {
+		for _, lb := range l.labels {
+			if lb != omoide.PresetReference {
+				hdr = append(hdr, lb+"/ref p50")
 			}
 		}
 	}
 	tab := &table{header: hdr, left: 1}
 	for _, st := range stages {
 		row := []string{st.name + " (ms)"}
-		for _, m := range all {
+		for _, m := range l.all {
 			s := m.Stages[st.name]
 			row = append(row, fmt.Sprintf("%.3f", s.P50), fmt.Sprintf("%.3f", s.P95), fmt.Sprintf("%.3f", s.P99))
 		}
-		if ref >= 0 {
-			for i, l := range labels {
-				if l != omoide.PresetReference {
-					row = append(row, ratioCell(all[i].Ratio, st.name))
+		if l.ref >= 0 {
+			for i, lb := range l.labels {
+				if lb != omoide.PresetReference {
+					row = append(row, ratioCell(l.all[i].Ratio, st.name))
 				}
 			}
 		}
 		tab.add(row...)
 	}
-	tab.write(stdout, *md)
-	fmt.Fprintln(stdout)
+	return tab
+}
 
-	hdr = []string{"measure"}
-	hdr = append(hdr, labels...)
-	tab2 := &table{header: hdr, left: 1}
-	for _, r := range []struct {
-		name string
-		f    func(latencyMetrics) string
-	}{
-		{"ingest (episodes/s)", func(m latencyMetrics) string { return fmt.Sprintf("%.0f", m.IngestPerSec) }},
-		{"ingest time (s)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.IngestSeconds) }},
-		{"store size on disk", func(m latencyMetrics) string { return mib(m.StoreBytes) }},
-		{"peak RSS serving (VmHWM: open, queries)", func(m latencyMetrics) string { return mib(m.PeakRSSBytes) }},
-		{"peak RSS ingest (VmHWM, episodes held)", func(m latencyMetrics) string { return mib(m.IngestPeakRSSBytes) }},
-		{"open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.OpenMS) }},
-		{"first query after open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.FirstQueryMS) }},
-		{"queries skipped (not in the percentiles)", func(m latencyMetrics) string { return fmt.Sprint(m.Skipped) }},
-		{"mean fused candidates", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.MeanCandidates) }},
-		{"mean picked", func(m latencyMetrics) string { return fmt.Sprintf("%.2f", m.MeanPicked) }},
-	} {
+// latencyMeasure is a row of the measure table: its name and its cell of a
+// run's figures.
+type latencyMeasure struct {
+	name string
+	f    func(latencyMetrics) string
+}
+
+// latencyMeasures are the rows of the measure table without -forget.
+var latencyMeasures = []latencyMeasure{
+	{"ingest (episodes/s)", func(m latencyMetrics) string { return fmt.Sprintf("%.0f", m.IngestPerSec) }},
+	{"ingest time (s)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.IngestSeconds) }},
+	{"store size on disk", func(m latencyMetrics) string { return mib(m.StoreBytes) }},
+	{"peak RSS serving (VmHWM: open, queries)", func(m latencyMetrics) string { return mib(m.PeakRSSBytes) }},
+	{"peak RSS ingest (VmHWM, episodes held)", func(m latencyMetrics) string { return mib(m.IngestPeakRSSBytes) }},
+	{"open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.OpenMS) }},
+	{"first query after open (ms)", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.FirstQueryMS) }},
+	{"queries skipped (not in the percentiles)", func(m latencyMetrics) string { return fmt.Sprint(m.Skipped) }},
+	{"mean fused candidates", func(m latencyMetrics) string { return fmt.Sprintf("%.1f", m.MeanCandidates) }},
+	{"mean picked", func(m latencyMetrics) string { return fmt.Sprintf("%.2f", m.MeanPicked) }},
+}
+
+// forgetMeasures are the rows -forget adds: "-" for the runs that forgot
+// nobody.
+var forgetMeasures = []latencyMeasure{
+	forgetMeasure("forgotten: people / episodes", func(f forgetMetrics) string { return fmt.Sprintf("%d / %d", f.People, f.Episodes) }),
+	forgetMeasure("forget p50 / p99 (ms, one person)", func(f forgetMetrics) string { return fmt.Sprintf("%.2f / %.2f", f.P50MS, f.P99MS) }),
+	forgetMeasure("bytes freed (sum reported by forget)", func(f forgetMetrics) string { return mib(f.BytesFreed) }),
+	forgetMeasure("live bytes before → after forget", func(f forgetMetrics) string { return mib(f.LiveBefore) + " → " + mib(f.LiveAfter) }),
+	forgetMeasure("file after forget (free pages reused)", func(f forgetMetrics) string { return mib(f.FileAfter) }),
+}
+
+func forgetMeasure(name string, f func(forgetMetrics) string) latencyMeasure {
+	return latencyMeasure{name, func(m latencyMetrics) string {
+		if m.Forget == nil {
+			return "-"
+		}
+		return f(*m.Forget)
+	}}
+}
+
+// measureTable is the measures other than the stages, the runs side by side.
+func (l *latency) measureTable() *table {
+	rows := latencyMeasures
+	if l.forget > 0 {
+		rows = append(slices.Clip(rows), forgetMeasures...)
+	}
+	tab := &table{header: append([]string{"measure"}, l.labels...), left: 1}
+	for _, r := range rows {
 		row := []string{r.name}
-		for _, m := range all {
+		for _, m := range l.all {
 			row = append(row, r.f(m))
 		}
-		tab2.add(row...)
+		tab.add(row...)
 	}
-	if *forget > 0 {
-		for _, r := range []struct {
-			name string
-			f    func(forgetMetrics) string
-		}{
-			{"forgotten: people / episodes", func(f forgetMetrics) string { return fmt.Sprintf("%d / %d", f.People, f.Episodes) }},
-			{"forget p50 / p99 (ms, one person)", func(f forgetMetrics) string { return fmt.Sprintf("%.2f / %.2f", f.P50MS, f.P99MS) }},
-			{"bytes freed (sum reported by forget)", func(f forgetMetrics) string { return mib(f.BytesFreed) }},
-			{"live bytes before → after forget", func(f forgetMetrics) string { return mib(f.LiveBefore) + " → " + mib(f.LiveAfter) }},
-			{"file after forget (free pages reused)", func(f forgetMetrics) string { return mib(f.FileAfter) }},
-		} {
-			row := []string{r.name}
-			for _, m := range all {
-				cell := "-"
-				if m.Forget != nil {
-					cell = r.f(*m.Forget)
-				}
-				row = append(row, cell)
-			}
-			tab2.add(row...)
-		}
-	}
-	tab2.write(stdout, *md)
+	return tab
+}
 
+// writeFigures writes the runs' figures as JSON to -json.
+func (l *latency) writeFigures() error {
 	var results []result
-	for i, r := range runs {
-		results = append(results, result{Preset: r.preset, Config: r.label, Metrics: all[i]})
+	for i, r := range l.runs {
+		results = append(results, result{Preset: r.preset, Config: r.label, Metrics: l.all[i]})
 	}
-	params := map[string]any{"n": total, "reuse": *reuse, "q": len(qreqs), "warmup": len(wreqs), "seed": *seed, "layout": *layout,
-		"users": len(names), "source": source, "now": now, "cpus": runtime.NumCPU()}
-	return writeJSON(*jsonPath, "latency", params, results)
+	params := map[string]any{"n": l.total, "reuse": l.reuse, "q": len(l.qreqs), "warmup": len(l.wreqs), "seed": l.seed, "layout": l.layout,
+		"users": len(l.names), "source": l.source, "now": l.now, "cpus": runtime.NumCPU()}
+	return writeJSON(l.jsonPath, "latency", params, results)
 }
 
 func ratioCell(r map[string]float64, stage string) string {
@@ -463,71 +609,39 @@ func measurePreset(ctx context.Context, path, preset string, opts *retriever.Opt
 	}
 	defer mem.Close()
 	m.OpenMS = durMS(time.Since(t))
-	for _, r := range qreqs { // the first query that retrieves (a skipped one touches no index)
-		t = time.Now()
-		res, err := mem.Retrieve(ctx, r)
-		if err != nil {
-			return m, err
-		}
-		if res.Trace.Skipped == "" {
-			m.FirstQueryMS = durMS(time.Since(t))
-			break
-		}
+	if err := serveQueries(ctx, mem, emb, qreqs, wreqs, cpuProfile, &m); err != nil {
+		return m, err
+	}
+	m.PeakRSSBytes = peakRSS()
+	fmt.Fprintf(log, "  %s: %d queries, retrieve p50 %.3f ms (embedding apart), store %s, open %.1f ms\n", preset, len(qreqs),
+		m.Stages["total"].P50, mib(m.StoreBytes), m.OpenMS)
+	return m, nil
+}
+
+// serveQueries times the first query after open, reads the store's size,
+// warms up, and times the queries: once to embed them, then once more with
+// their vectors computed, for the stages after the embedding.
+func serveQueries(ctx context.Context, mem *omoide.Memory, emb *cachedEmbedder, qreqs, wreqs []retriever.Request, cpuProfile string, m *latencyMetrics) error {
+	if err := firstQuery(ctx, mem, qreqs, m); err != nil {
+		return err
 	}
 	st, err := mem.Store.Stats(ctx)
 	if err != nil {
-		return m, err
+		return err
 	}
 	m.StoreBytes = st.FileBytes
-
 	for _, r := range wreqs {
 		if _, err := mem.Retrieve(ctx, r); err != nil {
-			return m, err
+			return err
 		}
 	}
-	// The embedding pass: every measured query once, its query vectors
-	// computed by the embedder and kept; Trace.Embed is the embedding time.
-	var embeds []time.Duration
-	for _, r := range qreqs {
-		res, err := mem.Retrieve(ctx, r)
-		if err != nil {
-			return m, err
-		}
-		if res.Trace.Skipped == "" {
-			embeds = append(embeds, res.Trace.Embed)
-		}
-	}
-	// The measured pass: the same queries, their vectors served from the
-	// embedding pass, so that the stages after it are timed without it.
-	emb.record.Store(false)
-	emb.misses.Store(0)
-	var traces []retriever.Trace
-	cands, picked := 0, 0
-	stop, err := startCPUProfile(cpuProfile)
+	embeds, err := embeddingPass(ctx, mem, qreqs)
 	if err != nil {
-		return m, err
+		return err
 	}
-	for _, r := range qreqs {
-		res, err := mem.Retrieve(ctx, r)
-		if err != nil {
-			stop()
-			return m, err
-		}
-		if res.Trace.Skipped != "" {
-			m.Skipped++
-			continue
-		}
-		traces = append(traces, res.Trace)
-		cands += res.Trace.Candidates
-		picked += res.Trace.Picked
-	}
-	stop()
-	if n := emb.misses.Load(); n > 0 {
-		return m, fmt.Errorf("%d query embeddings of the measured pass were not computed in the embedding pass", n)
-	}
-	if len(traces) > 0 {
-		m.MeanCandidates = float64(cands) / float64(len(traces))
-		m.MeanPicked = float64(picked) / float64(len(traces))
+	traces, err := measuredPass(ctx, mem, emb, qreqs, cpuProfile, m)
+	if err != nil {
+		return err
 	}
 	for _, s := range stages {
 		ds := make([]time.Duration, len(traces))
@@ -539,10 +653,78 @@ func measurePreset(ctx context.Context, path, preset string, opts *retriever.Opt
 		}
 		m.Stages[s.name] = stageStats{P50: durMS(percentile(ds, 50)), P95: durMS(percentile(ds, 95)), P99: durMS(percentile(ds, 99))}
 	}
-	m.PeakRSSBytes = peakRSS()
-	fmt.Fprintf(log, "  %s: %d queries, retrieve p50 %.3f ms (embedding apart), store %s, open %.1f ms\n", preset, len(qreqs),
-		m.Stages["total"].P50, mib(m.StoreBytes), m.OpenMS)
-	return m, nil
+	return nil
+}
+
+// firstQuery times the first query that retrieves (a skipped one touches no
+// index).
+func firstQuery(ctx context.Context, mem *omoide.Memory, qreqs []retriever.Request, m *latencyMetrics) error {
+	for _, r := range qreqs {
+		t := time.Now()
+		res, err := mem.Retrieve(ctx, r)
+		if err != nil {
+			return err
+		}
+		if res.Trace.Skipped == "" {
+			m.FirstQueryMS = durMS(time.Since(t))
+			break
+		}
+	}
+	return nil
+}
+
+// embeddingPass retrieves every measured query once, its query vectors
+// computed by the embedder and kept, and returns the embedding times
+// (Trace.Embed) of those that retrieved.
+func embeddingPass(ctx context.Context, mem *omoide.Memory, qreqs []retriever.Request) ([]time.Duration, error) {
+	var embeds []time.Duration
+	for _, r := range qreqs {
+		res, err := mem.Retrieve(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		if res.Trace.Skipped == "" {
+			embeds = append(embeds, res.Trace.Embed)
+		}
+	}
+	return embeds, nil
+}
+
+// measuredPass retrieves the same queries again, their vectors served from
+// the embedding pass, so that the stages after it are timed without it, and
+// returns the traces of those that retrieved.
+func measuredPass(ctx context.Context, mem *omoide.Memory, emb *cachedEmbedder, qreqs []retriever.Request, cpuProfile string, m *latencyMetrics) ([]retriever.Trace, error) {
+	emb.record.Store(false)
+	emb.misses.Store(0)
+	var traces []retriever.Trace
+	cands, picked := 0, 0
+	stop, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range qreqs {
+		res, err := mem.Retrieve(ctx, r)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		if res.Trace.Skipped != "" {
+			m.Skipped++
+			continue
+		}
+		traces = append(traces, res.Trace)
+		cands += res.Trace.Candidates
+		picked += res.Trace.Picked
+	}
+	stop()
+	if n := emb.misses.Load(); n > 0 {
+		return nil, fmt.Errorf("%d query embeddings of the measured pass were not computed in the embedding pass", n)
+	}
+	if len(traces) > 0 {
+		m.MeanCandidates = float64(cands) / float64(len(traces))
+		m.MeanPicked = float64(picked) / float64(len(traces))
+	}
+	return traces, nil
 }
 
 // ingestInto builds the store at path from eps in batches, recording the
