@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/smalltalk"
 	"github.com/omoide/omoide/timeexpr"
@@ -37,15 +38,19 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	if req.InjectThreshold != nil {
 		rt.opts.Rank.Inject.Threshold = *req.InjectThreshold
 	}
-	rt.analyzer = r.store.Analyzer()
-	if lr, ok := rt.analyzer.(tokenize.LanguageReader); ok && req.Lang != tokenize.Other {
-		rt.analyzer = lr.ForLanguage(req.Lang)
+	rt.analyzer, rt.lang = r.store.Analyzer(), req.Lang
+	if lr, ok := rt.analyzer.(tokenize.LanguageReader); ok {
+		if req.Lang != lang.Other {
+			rt.analyzer = lr.ForLanguage(req.Lang)
+		} else {
+			rt.lang = lr.Language() // the store's: a cjk2+ja store reads Han alone as Japanese
+		}
 	}
 	if rt.text == "" {
 		tr.Skipped = "empty message"
 		return nil, nil
 	}
-	if r.opts.SkipSmallTalk && !smalltalk.NeedsMemory(rt.text) {
+	if r.opts.SkipSmallTalk && !smalltalk.NeedsMemoryLang(rt.text, rt.lang) {
 		tr.Skipped = "small talk"
 		return nil, nil
 	}
@@ -58,7 +63,7 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	}
 	rt.filter = filterAt(rt.opts.Filter, rt.now, loc)
 	if r.opts.TimeAware {
-		if w, ok := timeexpr.Parse(rt.text, rt.now, loc); ok {
+		if w, ok := timeexpr.ParseLang(rt.text, rt.now, loc, rt.lang); ok {
 			tr.Window = fmt.Sprintf("%s [%s, %s)", w.Expr, w.From.Format(time.RFC3339), w.To.Format(time.RFC3339))
 			wf := rt.filter
 			wf.Since, wf.Until = w.From, w.To

@@ -21,6 +21,7 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
@@ -77,11 +78,13 @@ type Request struct {
 	// for this request (0 to 1; with a relevance model only).
 	InjectThreshold *float64
 	// Lang is the language of the message where its script does not tell
-	// (tokenize.ParseLanguage): a Japanese person's 東京都庁 is read as
-	// Japanese words, not as Chinese bigrams that hold 京都. "" lets the
-	// store's analyzer decide; an analyzer that is no
-	// tokenize.LanguageReader ignores it.
-	Lang tokenize.Language
+	// (lang.Parse; lang.Detect reads Han alone as it): a Japanese person's
+	// 東京都庁 is read as Japanese words, not as Chinese bigrams that hold
+	// 京都, and the plan words of 週末予定確認 as Japanese (timeexpr.ParseLang,
+	// smalltalk.NeedsMemoryLang). "" leaves the store's analyzer's language
+	// (tokenize.LanguageReader's Language: Japanese for cjk2+ja), or none; an
+	// analyzer that is no tokenize.LanguageReader reads its terms without it.
+	Lang lang.Language
 }
 
 // MaxMessageBytes is how much of a message, and of each recent turn, a
@@ -111,11 +114,11 @@ func (q Request) Validate() error {
 	if err := episode.CheckUser(q.User); err != nil {
 		return err
 	}
-	switch lang, err := tokenize.ParseLanguage(string(q.Lang)); {
+	switch l, err := lang.Parse(string(q.Lang)); {
 	case !utf8.ValidString(q.Text):
 		return errors.New("message text is not valid UTF-8")
-	case err != nil || lang != q.Lang:
-		return fmt.Errorf("lang %q: want ja, zh, ko or \"\" (tokenize.ParseLanguage)", q.Lang)
+	case err != nil || l != q.Lang:
+		return fmt.Errorf("lang %q: want ja, zh, ko or \"\" (lang.Parse)", q.Lang)
 	case q.InjectThreshold != nil && !(*q.InjectThreshold >= 0 && *q.InjectThreshold <= 1):
 		return fmt.Errorf("inject threshold %v: want a probability from 0 to 1", *q.InjectThreshold)
 	}
@@ -236,6 +239,7 @@ type retrieval struct {
 	opts           Options           // the Retriever's, with the request's Filter and InjectThreshold
 	user, text     string            // whose memory; the message, trimmed
 	analyzer       tokenize.Analyzer // the message's: the store's, or as the request's Lang reads it
+	lang           lang.Language     // the message's where its script does not tell: the request's Lang, else the store analyzer's
 	now            time.Time         // the request's clock
 	withCandidates bool
 

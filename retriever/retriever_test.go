@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -848,6 +849,38 @@ func TestTimeWindows(t *testing.T) {
 	res, _ = newRetriever(t, s, o).Retrieve(ctx, retriever.Request{User: "u", Text: "先週何話したっけ？", Recent: []retriever.Message{}, Now: now})
 	if res.Trace.Window != "" {
 		t.Fatal("TimeAware off still read a window")
+	}
+}
+
+// TestLangReachesTimeWindows: the plan words of a clause of Han alone are
+// read in the request's Lang, else in the store analyzer's language
+// (cjk2+ja: Japanese), else as Chinese: a Japanese person's 週末予定確認
+// (checking the weekend's plans) names no window, read as Chinese it names
+// this weekend.
+func TestLangReachesTimeWindows(t *testing.T) {
+	for _, tt := range []struct {
+		analyzer tokenize.Analyzer
+		lang     lang.Language
+		window   bool
+	}{
+		{tokenize.CJK2(), lang.Other, true},
+		{tokenize.CJK2(), lang.Chinese, true},
+		{tokenize.CJK2(), lang.Japanese, false},
+		{tokenize.CJK2For(lang.Japanese), lang.Other, false},
+		{tokenize.CJK2For(lang.Japanese), lang.Chinese, true},
+		{tokenize.Raw(), lang.Other, true},
+		{tokenize.Raw(), lang.Japanese, false},
+	} {
+		s := newStore(t, tt.analyzer)
+		add(t, s, ep("u", "週末は山に行った", "いいね", 1))
+		r := newRetriever(t, s, retriever.DefaultOptions())
+		res, err := r.Retrieve(ctx, retriever.Request{User: "u", Text: "週末予定確認", Recent: []retriever.Message{}, Now: now, Lang: tt.lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Trace.Window != ""; got != tt.window {
+			t.Errorf("%s store, lang %q: window %q, want one: %v", tt.analyzer.Name(), tt.lang, res.Trace.Window, tt.window)
+		}
 	}
 }
 

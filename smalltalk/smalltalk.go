@@ -27,6 +27,11 @@
 // Cue reports the cue that made a message need memory, for the retrieval
 // trace: the leftmost of the cue words and the time expression found by
 // timeexpr.Parse.
+//
+// The language of a message matters to the time expression only (which
+// language's plan words a clause of Han alone is read with: package lang's
+// classifier decides), so NeedsMemoryLang and CueLang pass the caller's
+// hint on to timeexpr.ParseLang.
 package smalltalk
 
 import (
@@ -37,6 +42,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/timeexpr"
 )
 
@@ -151,7 +157,14 @@ var cueNow = time.Date(2025, 12, 28, 12, 0, 0, 0, time.UTC)
 // anything with a memory cue (覚えてる？, last time, 上次) or a topic
 // (おはよう、今日は健康診断, ok google). See the package documentation for the
 // rules.
-func NeedsMemory(text string) bool {
+func NeedsMemory(text string) bool { return NeedsMemoryLang(text, lang.Other) }
+
+// NeedsMemoryLang is NeedsMemory for a text whose language the caller knows
+// where its script does not tell (hint, as lang.Detect takes it: a
+// request's Lang). The hint reaches the last step, the time expression
+// (timeexpr.ParseLang); the word lists hold every language's words at once
+// and need none.
+func NeedsMemoryLang(text string, hint lang.Language) bool {
 	s := timeexpr.Normalize(text)
 	if _, _, ok := findCue(s); ok {
 		return true
@@ -159,7 +172,7 @@ func NeedsMemory(text string) bool {
 	if !isSmallTalk(s) {
 		return true
 	}
-	_, ok := timeexpr.Parse(s, cueNow, time.UTC) // s is normalized: no second copy
+	_, ok := timeexpr.ParseLang(s, cueNow, time.UTC, hint) // s is normalized: no second copy
 	return ok
 }
 
@@ -168,10 +181,14 @@ func NeedsMemory(text string) bool {
 // a time expression (先週, yesterday; the longer one when both start at the
 // same place). It reports false when text has no memory cue, which does not
 // mean NeedsMemory is false: a topic alone needs memory too.
-func Cue(text string) (string, bool) {
+func Cue(text string) (string, bool) { return CueLang(text, lang.Other) }
+
+// CueLang is Cue for a text whose language the caller knows where its
+// script does not tell (hint, as NeedsMemoryLang takes it).
+func CueLang(text string, hint lang.Language) (string, bool) {
 	s := timeexpr.Normalize(text)
 	at, cue, ok := findCue(s)
-	if w, found := timeexpr.Parse(s, cueNow, time.UTC); found {
+	if w, found := timeexpr.ParseLang(s, cueNow, time.UTC, hint); found {
 		if i := strings.Index(s, w.Expr); i >= 0 && (!ok || i < at || i == at && len(w.Expr) > len(cue)) {
 			return w.Expr, true
 		}

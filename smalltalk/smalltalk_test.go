@@ -1,6 +1,10 @@
 package smalltalk
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/omoide/omoide/lang"
+)
 
 func TestNeedsMemory(t *testing.T) {
 	tests := []struct {
@@ -207,5 +211,40 @@ func BenchmarkCue(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Cue("おはよう！昨日の面接どうだったと思う？")
+	}
+}
+
+// TestCueLang: the hint reaches the time expression (timeexpr.ParseLang): a
+// Japanese person's 週末予定確認 asks about the weekend's plans, no past
+// weekend, where the text read as Chinese names last weekend; 週末要確認
+// the other way round. A message with a topic needs memory by any hint.
+func TestCueLang(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		hint lang.Language
+		cue  string // "" for none
+	}{
+		{"週末予定確認", lang.Other, "週末"},
+		{"週末予定確認", lang.Chinese, "週末"},
+		{"週末予定確認", lang.Japanese, ""},
+		{"週末要確認", lang.Other, ""},
+		{"週末要確認", lang.Japanese, "週末"},
+		{"今日予定", lang.Japanese, ""},
+		{"今日はありがとう", lang.Japanese, "今日"},
+		{"覚えてる？", lang.Korean, "覚えてる"},
+		{"last week's trip", lang.Japanese, "last week"},
+	} {
+		cue, ok := CueLang(tc.text, tc.hint)
+		if cue != tc.cue || ok != (tc.cue != "") {
+			t.Errorf("CueLang(%q, %q) = %q, %v; want %q", tc.text, tc.hint, cue, ok, tc.cue)
+		}
+		if !NeedsMemoryLang(tc.text, tc.hint) {
+			t.Errorf("NeedsMemoryLang(%q, %q) = false", tc.text, tc.hint)
+		}
+		if tc.hint == lang.Other {
+			if c, ok2 := Cue(tc.text); c != cue || ok2 != ok {
+				t.Errorf("Cue(%q) = %q, %v; CueLang without a hint %q, %v", tc.text, c, ok2, cue, ok)
+			}
+		}
 	}
 }
