@@ -51,13 +51,13 @@ type Options struct {
 	BM25    BM25    // the full-text arm
 	Filter  Filter  // which episodes the arms search
 	Context Context // the recent conversation: Q2 and its echoes
-	// TimeAware reads a time expression in the message (timeexpr.Parse, in
-	// Location): both arms also search inside its window, candidates inside
+	// TimeAware reads a time expression in the message (timeexpr.ParseLang,
+	// in Location and the message's language, Request.Lang): both arms also search inside its window, candidates inside
 	// it get Rank.Weights.Window, and a message that is only a time
 	// reference ("先週何話したっけ") returns the window's episodes.
 	TimeAware bool
 	// SkipSmallTalk skips retrieval for greetings, thanks, acknowledgements
-	// and aizuchi that carry no memory cue (smalltalk.NeedsMemory).
+	// and aizuchi that carry no memory cue (smalltalk.NeedsMemoryLang).
 	SkipSmallTalk bool
 	// Synonyms lets a message's term be held by an episode through its
 	// synonyms (package synonym: 子供 and 子ども, シール and ステッカー) in
