@@ -63,7 +63,7 @@ func (c Client) Do(ctx context.Context, method, path string, h http.Header, body
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
+		var e ErrorAnswer
 		if json.Unmarshal(raw, &e) == nil && e.Error != "" {
 			return fmt.Errorf("%s %s: %d: %s", method, u, resp.StatusCode, e.Error)
 		}
@@ -89,10 +89,7 @@ func As(user string) http.Header {
 // Episodes returns every episode of user on the node, page by page (GET
 // /v1/users/{user}/episodes), as records that POST /v1/episodes takes back.
 func (c Client) Episodes(ctx context.Context, user string) ([]episode.Record, error) {
-	return pages(ctx, c, "/v1/users/"+url.PathEscape(user)+"/episodes", func(p *struct {
-		Episodes []episode.Record `json:"episodes"`
-		Next     *int64           `json:"next"`
-	}) ([]episode.Record, string) {
+	return pages(ctx, c, "/v1/users/"+url.PathEscape(user)+"/episodes", func(p *EpisodePage) ([]episode.Record, string) {
 		if p.Next == nil {
 			return p.Episodes, ""
 		}
@@ -103,10 +100,7 @@ func (c Client) Episodes(ctx context.Context, user string) ([]episode.Record, er
 // People returns every person of the node with their episode counts, page
 // by page (GET /v1/users).
 func (c Client) People(ctx context.Context) ([]episode.Person, error) {
-	return pages(ctx, c, "/v1/users", func(p *struct {
-		Users []episode.Person `json:"users"`
-		Next  *string          `json:"next"`
-	}) ([]episode.Person, string) {
+	return pages(ctx, c, "/v1/users", func(p *People) ([]episode.Person, string) {
 		if p.Next == nil {
 			return p.Users, ""
 		}
@@ -141,7 +135,7 @@ func pages[P any, T any](ctx context.Context, c Client, path string, of func(*P)
 // Node returns the name of the node that answers h's request (GET /v1/node;
 // through a proxy, with As(user), the node the proxy routes user to).
 func (c Client) Node(ctx context.Context, h http.Header) (string, error) {
-	var n struct{ Node string }
+	var n Node
 	if err := c.Do(ctx, http.MethodGet, "/v1/node", h, nil, &n); err != nil {
 		return "", err
 	}

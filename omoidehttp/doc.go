@@ -53,9 +53,9 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
   DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n, "copies": what the copies keep}
   GET    /v1/node        {"node": the -node name}
   GET    /v1/users       the node's people: ?after=NAME&limit=N -> {"users": [{"user", "episodes"}], "next"}
-  POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"token", "until"}: the person's writes get 503
+  POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"user", "token", "until"}: the person's writes get 503
                          with Retry-After until then, unless they carry "X-Omoide-Hold: TOKEN" (omoide move)
-  DELETE /v1/users/{user}/hold    (with X-Omoide-Hold) release it
+  DELETE /v1/users/{user}/hold    (with X-Omoide-Hold) release it -> {"user", "released": true}
   GET    /v1/openapi.json  this API's OpenAPI 3.1 description (docs/openapi.json is a copy)
   GET    /healthz        {"ok": true, "node" (-node), "episodes", "users", "fts_rows", "vector_rows",
                           "consistent", "embedder", "analyzer", "schema_version", "file_bytes"}

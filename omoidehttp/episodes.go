@@ -52,7 +52,7 @@ func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace 
 		return nil, err
 	}
 	s.cfg.Logger.Debug("episodes stored", "added", res.Added, "replaced", res.Replaced, "present", res.Present)
-	return map[string]any{"ids": res.IDs, "unsearched": wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
+	return Stored{IDs: res.IDs, Unsearched: wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
 }
 
 // decodeEpisodes decodes and validates the body of POST /v1/episodes (one
@@ -144,7 +144,7 @@ func (s *Handler) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, er
 	if n == 0 {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
 	}
-	return map[string]any{"deleted": n, "id": id}, nil
+	return Deleted{Deleted: n, ID: id}, nil
 }
 
 func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -166,7 +166,7 @@ func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, e
 	if n == 0 { // deleted meanwhile
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
 	}
-	return map[string]any{"deleted": n, "id": id}, nil
+	return Deleted{Deleted: n, ID: id}, nil
 }
 
 func (s *Handler) forgetUser(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -178,8 +178,8 @@ func (s *Handler) forgetUser(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"user": user, "deleted": er.Episodes, "bytes_freed": er.BytesFreed, "checkpointed": er.Checkpointed,
-		"copies": ForgetCopies}, nil
+	return Forgotten{User: user, Deleted: er.Episodes, BytesFreed: er.BytesFreed, Checkpointed: er.Checkpointed,
+		Copies: ForgetCopies}, nil
 }
 
 // ForgetCopies says, in a forget's answer, what the forget does not reach at
@@ -234,9 +234,9 @@ func (s *Handler) listEpisodes(w http.ResponseWriter, r *http.Request) (any, err
 	for i, e := range eps {
 		recs[i] = episode.RecordOf(e)
 	}
-	out := map[string]any{"user": user, "episodes": recs}
+	out := EpisodePage{User: user, Episodes: recs}
 	if full {
-		out["next"] = eps[len(eps)-1].ID
+		out.Next = &eps[len(eps)-1].ID
 	}
 	return out, nil
 }

@@ -352,7 +352,7 @@ func logSafe(err error) string {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSONStatus(w, status, map[string]string{"error": msg})
+	writeJSONStatus(w, status, ErrorAnswer{Error: msg})
 }
 
 func writeJSONStatus(w http.ResponseWriter, status int, v any) {

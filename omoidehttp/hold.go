@@ -104,12 +104,12 @@ func (s *Handler) holdUser(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"user": r.PathValue("user"), "token": h.token, "until": h.until.UTC()}, nil
+	return Hold{User: r.PathValue("user"), Token: h.token, Until: h.until.UTC()}, nil
 }
 
 func (s *Handler) releaseUser(w http.ResponseWriter, r *http.Request) (any, error) {
 	if !s.holds.release(r.PathValue("user"), r.Header.Get(HoldHeader)) {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no hold of user %q with that token", r.PathValue("user"))}
 	}
-	return map[string]any{"user": r.PathValue("user"), "released": true}, nil
+	return Released{User: r.PathValue("user"), Released: true}, nil
 }

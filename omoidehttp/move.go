@@ -61,8 +61,8 @@ func (m Mover) Move(ctx context.Context, user string) (int, error) {
 	// hold instead of waiting for it to end; another move of the person is
 	// refused while the hold lasts.
 	sum := sha256.Sum256([]byte(m.From + "\x00" + m.To + "\x00" + user))
-	var held struct{ Token string }
-	if err := from.Do(ctx, http.MethodPost, base+"/hold", nil, map[string]any{"seconds": int(m.Hold.Seconds()), "token": hex.EncodeToString(sum[:16])}, &held); err != nil {
+	var held Hold
+	if err := from.Do(ctx, http.MethodPost, base+"/hold", nil, holdRequest{Seconds: int(m.Hold.Seconds()), Token: hex.EncodeToString(sum[:16])}, &held); err != nil {
 		return 0, fmt.Errorf("hold at the source: %w", err)
 	}
 	n, err := m.copyAndForget(ctx, user, held.Token)
@@ -112,7 +112,7 @@ func (m Mover) copyAndForget(ctx context.Context, user, token string) (n int, er
 	if m.Keep {
 		return len(recs), nil
 	}
-	var forgot struct{ Deleted int }
+	var forgot Forgotten
 	if err := from.Do(ctx, http.MethodDelete, base, holding(token), nil, &forgot); err != nil {
 		return 0, fmt.Errorf("forget at the source (the destination holds all %d episodes; run the move again): %w", len(recs), err)
 	}

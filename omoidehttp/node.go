@@ -11,21 +11,24 @@ func (s *Handler) healthz(w http.ResponseWriter, r *http.Request) (any, error) {
 	st, err := s.mem.Store.Stats(r.Context())
 	if err != nil {
 		s.cfg.Logger.Error("health check failed", "error", err.Error())
-		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": err.Error()})
+		writeJSONStatus(w, http.StatusServiceUnavailable, unhealthy{Error: err.Error()})
 		return nil, errWritten
 	}
 	js := wire.StatsOf("", st) // the file's path stays private
-	return struct {
-		OK   bool   `json:"ok"`
-		Node string `json:"node,omitempty"`
-		wire.Stats
-	}{true, s.cfg.Node, js}, nil
+	return Health{OK: true, Node: s.cfg.Node, Stats: js}, nil
+}
+
+// unhealthy is the 503 of a failed health check: an ErrorAnswer with "ok":
+// false.
+type unhealthy struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
 }
 
 // nodeName is the node's -node name: cheap, for a mover asking a proxy where
 // a person is routed (omoide move -proxy).
 func (s *Handler) nodeName(w http.ResponseWriter, r *http.Request) (any, error) {
-	return map[string]any{"node": s.cfg.Node}, nil
+	return Node{Node: s.cfg.Node}, nil
 }
 
 // listPeople is the node's people with their episode counts, page by page:
@@ -40,12 +43,12 @@ func (s *Handler) listPeople(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"users": people}
+	out := People{Users: people}
 	if people == nil {
-		out["users"] = []episode.Person{}
+		out.Users = []episode.Person{}
 	}
 	if len(people) == limit {
-		out["next"] = people[len(people)-1].User
+		out.Next = &people[len(people)-1].User
 	}
 	return out, nil
 }

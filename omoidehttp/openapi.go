@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -224,7 +228,7 @@ func bounded(s map[string]any, n int) map[string]any {
 }
 func arrayOf(items any) map[string]any { return map[string]any{"type": "array", "items": items} }
 func dateTime() map[string]any         { return map[string]any{"type": "string", "format": "date-time"} }
-func nameOrNumber(names ...string) any {
+func nameOrNumber(names ...string) map[string]any {
 	return map[string]any{"oneOf": []any{map[string]any{"type": "string", "enum": names}, withDoc(typ("integer"), "its number")}}
 }
 func number() map[string]any               { return map[string]any{"type": "number", "format": "double"} }
@@ -280,64 +284,42 @@ func schemas() map[string]any {
 	pack := maps.Clone(retrieve)
 	pack["strategy"] = withDoc(enum("", "quote_key_parts", "summarize", "full"), "how the section quotes each episode; \"\": the preset's")
 	pack["reasons"] = withDoc(typ("boolean"), "show why each episode was picked")
-	hit := object(map[string]any{
-		"id": typ("integer"), "external_id": typ("string"), "user": typ("string"), "user_text": typ("string"),
-		"reply_text": typ("string"), "occurred_at": dateTime(), "source": typ("string"),
-		"kind": kind, "state": state, "sensitivity": sensitivity,
-		"relevance": enum("high", "medium"), "reason": typ("string"),
-		"probability": number(), "score": number(), "rrf": number(), "rrf_norm": number(),
-		"lex": number(), "rec": number(), "coverage": number(), "proximity": number(),
-		"lacking": number(), "cosine": number(), "lex_message": number(), "in_window": typ("boolean"),
-		"meaning": withDoc(number(), "the cosine of the episode's terms' learned vector with the message's, when the server measures meaning"),
-	}, []string{"id", "user", "user_text", "reply_text", "occurred_at", "source", "kind", "state", "sensitivity",
-		"score", "rrf", "rrf_norm", "lex", "rec", "coverage", "proximity", "lacking", "cosine", "lex_message"}, true)
-	traceProps := map[string]any{
-		"skipped": typ("string"), "clipped": typ("string"), "degraded": typ("string"), "window": typ("string"),
-		"declined": typ("string"), "probability": number(), "decision": typ("string"),
-		"unknown_names": arrayOf(typ("string")), "queries": arrayOf(typ("string")), "bm25_match": arrayOf(typ("string")),
-		"knn_hits": arrayOf(typ("integer")), "bm25_hits": arrayOf(typ("integer")),
+	// The answers: each from its Go type, the one the handler writes.
+	ts := typeSchemas{
+		refs: map[reflect.Type]string{reflect.TypeFor[episode.Record](): "Record",
+			reflect.TypeFor[retriever.Hit](): "Hit", reflect.TypeFor[retriever.Trace](): "Trace"},
+		named: map[reflect.Type]map[string]any{reflect.TypeFor[episode.Kind](): kind, reflect.TypeFor[episode.State](): state,
+			reflect.TypeFor[episode.Sensitivity](): sensitivity, reflect.TypeFor[rerank.Relevance](): enum("high", "medium"),
+			reflect.TypeFor[time.Time](): dateTime()},
 	}
-	required := []string{"queries", "bm25_match", "knn_hits", "bm25_hits"}
-	for _, n := range []string{"candidates", "fetched", "echoes", "neighbors", "neighbors_added", "gated", "picked",
-		"prepare_us", "embed_us", "knn_us", "bm25_us", "fuse_us", "fetch_us", "rerank_us", "total_us"} {
-		traceProps[n] = typ("integer")
-		required = append(required, n)
-	}
-	stats := map[string]any{
-		"path": typ("string"), "schema_version": typ("integer"), "embedder": typ("string"), "embedder_name": typ("string"),
-		"embedder_dim": typ("integer"), "analyzer": typ("string"), "episodes": typ("integer"), "users": typ("integer"),
-		"fts_rows": typ("integer"), "vector_rows": typ("integer"), "consistent": typ("boolean"),
-		"file_bytes": typ("integer"), "free_bytes": typ("integer"), "decision": typ("string"),
-		"unsearched": object(map[string]any{"sensitive": typ("integer"), "states": typ("integer"), "kinds": typ("integer")},
-			[]string{"sensitive", "states", "kinds"}, true), "ok": typ("boolean"), "node": typ("string"),
-	}
+	errorAnswer := ts.schemaOf(ErrorAnswer{})
+	delete(errorAnswer, "additionalProperties") // a failed health check adds "ok": false
+	health := ts.schemaOf(Health{})
+	// What a health check promises; the other statistics may change with
+	// the store.
+	health["required"] = []string{"ok", "episodes", "users", "consistent"}
 	return map[string]any{
-		"Error":    object(map[string]any{"error": typ("string")}, []string{"error"}, false),
-		"Record":   record,
-		"Episodes": map[string]any{"oneOf": []any{arrayOf(ref("Record")), object(map[string]any{"episodes": arrayOf(ref("Record"))}, []string{"episodes"}, true)}},
-		"Stored": object(map[string]any{"ids": arrayOf(typ("integer")),
-			"unsearched": withDoc(typ("integer"), "of them, how many the default filter does not search")}, []string{"ids", "unsearched"}, true),
+		"Error":           errorAnswer,
+		"Record":          record,
+		"Episodes":        map[string]any{"oneOf": []any{arrayOf(ref("Record")), object(map[string]any{"episodes": arrayOf(ref("Record"))}, []string{"episodes"}, true)}},
+		"Stored":          ts.schemaOf(Stored{}),
 		"Message":         message,
 		"Filter":          filter,
 		"RetrieveRequest": object(retrieve, []string{"text"}, true),
 		"PackRequest":     object(pack, []string{"text"}, true),
-		"Hit":             hit,
-		"Trace":           object(traceProps, required, true),
-		"Result":          object(map[string]any{"hits": arrayOf(ref("Hit")), "candidates": arrayOf(ref("Hit")), "trace": ref("Trace")}, []string{"hits", "trace"}, true),
-		"Pack": object(map[string]any{"section": typ("string"), "inject": typ("boolean"), "hits": arrayOf(ref("Hit")), "trace": ref("Trace")},
-			[]string{"section", "inject", "hits", "trace"}, true),
-		"Deleted": object(map[string]any{"deleted": typ("integer"), "id": typ("integer")}, []string{"deleted", "id"}, true),
-		"Forgotten": object(map[string]any{"user": typ("string"), "deleted": typ("integer"), "bytes_freed": typ("integer"),
-			"checkpointed": typ("boolean"), "copies": typ("string")}, []string{"user", "deleted", "bytes_freed", "checkpointed", "copies"}, true),
-		"EpisodePage": object(map[string]any{"user": typ("string"), "episodes": arrayOf(ref("Record")), "next": typ("integer")},
-			[]string{"user", "episodes"}, true),
-		"People": object(map[string]any{"users": arrayOf(object(map[string]any{"user": typ("string"), "episodes": typ("integer")},
-			[]string{"user", "episodes"}, true)), "next": typ("string")}, []string{"users"}, true),
-		"Node":        object(map[string]any{"node": typ("string")}, []string{"node"}, true),
-		"HoldRequest": object(map[string]any{"seconds": typ("integer"), "token": typ("string")}, nil, true),
-		"Hold":        object(map[string]any{"user": typ("string"), "token": typ("string"), "until": dateTime()}, []string{"user", "token", "until"}, true),
-		"Released":    object(map[string]any{"user": typ("string"), "released": typ("boolean")}, []string{"user", "released"}, true),
-		"Health":      object(stats, []string{"ok", "episodes", "users", "consistent"}, true),
-		"OpenAPI":     object(map[string]any{"openapi": typ("string")}, []string{"openapi"}, false),
+		"Hit":             ts.schemaOf(retriever.Hit{}),
+		"Trace":           ts.schemaOf(retriever.Trace{}),
+		"Result":          ts.schemaOf(retriever.Result{}),
+		"Pack":            ts.schemaOf(Pack{}),
+		"Deleted":         ts.schemaOf(Deleted{}),
+		"Forgotten":       ts.schemaOf(Forgotten{}),
+		"EpisodePage":     ts.schemaOf(EpisodePage{}),
+		"People":          ts.schemaOf(People{}),
+		"Node":            ts.schemaOf(Node{}),
+		"HoldRequest":     object(map[string]any{"seconds": typ("integer"), "token": typ("string")}, nil, true),
+		"Hold":            ts.schemaOf(Hold{}),
+		"Released":        ts.schemaOf(Released{}),
+		"Health":          health,
+		"OpenAPI":         object(map[string]any{"openapi": typ("string")}, []string{"openapi"}, false),
 	}
 }

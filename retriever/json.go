@@ -39,7 +39,7 @@ type hitJSON struct {
 	Lacking     float64             `json:"lacking"`
 	Cosine      float64             `json:"cosine"`
 	LexMessage  float64             `json:"lex_message"`
-	Meaning     float64             `json:"meaning,omitempty"` // measured with Options.Meaning only
+	Meaning     float64             `json:"meaning,omitempty" doc:"the cosine of the episode's terms' learned vector with the message's, when the server measures meaning"` // measured with Options.Meaning only
 	InWindow    bool                `json:"in_window,omitempty"`
 }
 
@@ -52,6 +52,11 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 		RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage, Proximity: h.Proximity,
 		Lacking: h.Lacking, Cosine: h.Cosine, LexMessage: h.LexMessage, Meaning: h.Meaning, InWindow: h.InWindow})
 }
+
+// JSONShape returns the struct MarshalJSON writes a Hit as, whose fields
+// and tags are its JSON (a "doc" tag describes a field), for a program that
+// describes the JSON (omoidehttp's OpenAPI schemas).
+func (Hit) JSONShape() any { return hitJSON{} }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (h *Hit) UnmarshalJSON(b []byte) error {
@@ -111,6 +116,9 @@ func (t Trace) MarshalJSON() ([]byte, error) {
 		FetchUS: us(t.Fetch), RerankUS: us(t.Rerank), TotalUS: us(t.Total)})
 }
 
+// JSONShape returns the struct MarshalJSON writes a Trace as (Hit.JSONShape).
+func (Trace) JSONShape() any { return traceJSON{} }
+
 // UnmarshalJSON reads what MarshalJSON writes.
 func (t *Trace) UnmarshalJSON(b []byte) error {
 	var j traceJSON
@@ -141,6 +149,10 @@ type resultJSON struct {
 func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(resultJSON{Hits: nonNil(r.Hits), Candidates: r.Candidates, Trace: r.Trace})
 }
+
+// JSONShape returns the struct MarshalJSON writes a Result as
+// (Hit.JSONShape).
+func (Result) JSONShape() any { return resultJSON{} }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (r *Result) UnmarshalJSON(b []byte) error {
