@@ -108,13 +108,15 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	f.emb.register(fs)
 }
 
-// distractorEpisodes reads the -distractors episodes of -haystack (none when
-// -distractors is 0).
-func (f *suiteFlags) distractorEpisodes() ([]episode.Episode, error) {
-	if f.distractors <= 0 {
-		return nil, nil
+// embedderAndDistractors returns the embedder of the flags and the
+// -distractors episodes of -haystack (none when -distractors is 0).
+func (f *suiteFlags) embedderAndDistractors() (embed.Embedder, []episode.Episode, error) {
+	emb, err := f.emb.embedder()
+	if err != nil || f.distractors <= 0 {
+		return emb, nil, err
 	}
-	return readHaystack(f.haystack, f.distractors)
+	distractors, err := readHaystack(f.haystack, f.distractors)
+	return emb, distractors, err
 }
 
 // suiteDirs returns the suite folders: every -suite, then every subfolder of
@@ -467,11 +469,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := f.withMeaning(cfgs, stderr); err != nil {
 		return err
 	}
-	emb, err := f.emb.embedder()
-	if err != nil {
-		return err
-	}
-	distractors, err := f.distractorEpisodes()
+	emb, distractors, err := f.embedderAndDistractors()
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/omoide/omoide/dataset"
+	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -48,187 +50,302 @@ func heldBack(suite string, q dataset.Query, byPerson bool) bool {
 // minPeople is the fewest people a suite is split by.
 const minPeople = 8
 
+// trainFlags are the flags of bench train.
+type trainFlags struct {
+	f                                     suiteFlags
+	out, skip, thresholds, plotPath, rows string
+	top, trees, depth, maxPicks           int
+	level                                 float64
+	lexical, leaveOut                     bool
+}
+
+// register declares the flags on fs.
+func (t *trainFlags) register(fs *flag.FlagSet) {
+	t.f.register(fs)
+	fs.StringVar(&t.out, "o", "", "write the fitted model (JSON) to this `file`")
+	fs.IntVar(&t.top, "top", rerank.DefaultInjectDepth, "candidates of each query the model is fitted and judged on (rerank.Inject.Depth)")
+	fs.StringVar(&t.skip, "skip", "recent-turns", "categories (comma list) left out of the fit, still reported: those whose labels the ranking cannot reach (sui-ja-dev recent-turns: docs/quality.md)")
+	fs.IntVar(&t.trees, "trees", rerank.DefaultFitOptions().Trees, "boosting rounds")
+	fs.IntVar(&t.depth, "depth", rerank.DefaultFitOptions().Depth, "depth of each tree")
+	fs.StringVar(&t.thresholds, "thresholds", "0.35,0.4,0.45,0.5,0.6", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
+	fs.Float64Var(&t.level, "level", rerank.DefaultInjectLevel, "the least probability of an injected candidate (rerank.Inject.Level)")
+	fs.IntVar(&t.maxPicks, "max-picks", rerank.DefaultInjectMaxPicks, "the most candidates a retrieval injects (rerank.Inject.MaxPicks; 0: Selection.MaxResults)")
+	fs.StringVar(&t.plotPath, "plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
+	fs.BoolVar(&t.lexical, "lexical", false, "fit the embedder-free model: without the vector score (cosine), for stores whose embedder is not the one a model was fitted for (rerank.DefaultLexicalModel)")
+	fs.BoolVar(&t.leaveOut, "leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
+	fs.StringVar(&t.rows, "rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
+}
+
+// training is one run of bench train: its flags, the queries' live
+// retrievals as rows, the model fitted on them and how it decides.
+type training struct {
+	trainFlags
+	dirs       []string
+	ths        []float64
+	cfg        config
+	emb        embed.Embedder
+	qs         []trainQuery
+	skipped    map[string]bool // -skip
+	fo         rerank.FitOptions
+	candidates int // the rows the model was fitted on
+	model      *rerank.Model
+	probs      [][]float64 // the model's probability of each query's candidates
+	bins       []rerank.Bin
+	ece        float64        // of the held-back half
+	cells      []decisionCell // the held-back half's decisions
+	loso       []decisionCell // -leave-out's
+}
+
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("train", stderr)
-	var f suiteFlags
-	f.register(fs)
-	out := fs.String("o", "", "write the fitted model (JSON) to this `file`")
-	top := fs.Int("top", rerank.DefaultInjectDepth, "candidates of each query the model is fitted and judged on (rerank.Inject.Depth)")
-	skip := fs.String("skip", "recent-turns", "categories (comma list) left out of the fit, still reported: those whose labels the ranking cannot reach (sui-ja-dev recent-turns: docs/quality.md)")
-	trees := fs.Int("trees", rerank.DefaultFitOptions().Trees, "boosting rounds")
-	depth := fs.Int("depth", rerank.DefaultFitOptions().Depth, "depth of each tree")
-	thresholds := fs.String("thresholds", "0.35,0.4,0.45,0.5,0.6", "thresholds of the retrieval's probability (rerank.Inject) to report delivered recall and precision at")
-	level := fs.Float64("level", rerank.DefaultInjectLevel, "the least probability of an injected candidate (rerank.Inject.Level)")
-	maxPicks := fs.Int("max-picks", rerank.DefaultInjectMaxPicks, "the most candidates a retrieval injects (rerank.Inject.MaxPicks; 0: Selection.MaxResults)")
-	plotPath := fs.String("plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
-	lexical := fs.Bool("lexical", false, "fit the embedder-free model: without the vector score (cosine), for stores whose embedder is not the one a model was fitted for (rerank.DefaultLexicalModel)")
-	leaveOut := fs.Bool("leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
-	dump := fs.String("rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	dirs, err := suiteDirs(f.suites, f.evalDir)
-	if err != nil {
-		return err
-	}
-	ths, err := parseRange(*thresholds)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.oneConfig("train")
-	if err != nil {
-		return err
-	}
-	cfgs := []config{cfg}
-	if err := f.withMeaning(cfgs, stderr); err != nil {
-		return err
-	}
-	cfg = cfgs[0]
-	emb, err := f.emb.embedder()
+	t, err := parseTrain(args, stderr)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	var qs []trainQuery
-	for _, dir := range dirs {
-		s, err := loadSuite(dir, f.limit, f.seed, stderr)
+	if err := t.load(ctx, stderr); err != nil {
+		return err
+	}
+	if err := t.fit(stderr); err != nil {
+		return err
+	}
+	if err := t.calibration(stdout); err != nil {
+		return err
+	}
+	if err := t.judge(stdout, stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d queries in %v\n", len(t.qs), time.Since(start).Round(time.Second))
+	if err := t.saveModel(stdout, args); err != nil {
+		return err
+	}
+	return t.writeFigures()
+}
+
+// parseTrain parses the flags, the suites, the thresholds, the configuration
+// (with -meaning) and the embedder.
+func parseTrain(args []string, stderr io.Writer) (*training, error) {
+	fs := newFlagSet("train", stderr)
+	t := &training{}
+	t.register(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	var err error
+	if t.dirs, err = suiteDirs(t.f.suites, t.f.evalDir); err != nil {
+		return nil, err
+	}
+	if t.ths, err = parseRange(t.thresholds); err != nil {
+		return nil, err
+	}
+	cfg, err := t.f.oneConfig("train")
+	if err != nil {
+		return nil, err
+	}
+	cfgs := []config{cfg}
+	if err := t.f.withMeaning(cfgs, stderr); err != nil {
+		return nil, err
+	}
+	t.cfg = cfgs[0]
+	if t.emb, err = t.f.emb.embedder(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// load retrieves every query of every suite and, with -rows, writes their
+// candidate rows.
+func (t *training) load(ctx context.Context, stderr io.Writer) error {
+	for _, dir := range t.dirs {
+		qs, err := t.suiteQueries(ctx, dir, stderr)
 		if err != nil {
 			return err
 		}
-		people := map[string]bool{}
-		for _, q := range s.Queries {
-			people[q.User] = true
-		}
-		byPerson := len(people) >= minPeople
-		split := "query"
-		if byPerson {
-			split = "person"
-		}
-		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people), split)
-		got := make([]trainQuery, len(s.Queries))
-		err = retrieveSuite(ctx, s, cfg, &f, emb, nil, stderr, func(_ *episode.Store, i int, res retriever.Result) {
-			q := s.Queries[i]
-			rel := map[string]bool{}
-			for _, id := range q.Relevant {
-				rel[id] = true
-			}
-			tq := trainQuery{suite: s.Name, category: q.Category, held: heldBack(s.Name, q, byPerson), relevant: len(rel)}
-			tq.ranked = res.Ranked[:min(len(res.Ranked), *top)]
-			tq.unknown = res.Trace.UnknownNames
-			for j := range tq.ranked {
-				x := rerank.Features(res.Ranked, j, res.Signals, nil)
-				if *lexical {
-					x = rerank.WithoutVectors(x)
-				}
-				tq.xs = append(tq.xs, x)
-				y := 0.0
-				if rel[res.Candidates[j].Episode.ExternalID] {
-					y = 1
-				}
-				tq.ys = append(tq.ys, y)
-			}
-			got[i] = tq
-		})
-		if err != nil {
-			return err
-		}
-		qs = append(qs, got...)
+		t.qs = append(t.qs, qs...)
 	}
-	if *dump != "" {
-		if err := writeRows(*dump, qs); err != nil {
-			return err
+	if t.rows != "" {
+		return writeRows(t.rows, t.qs)
+	}
+	return nil
+}
+
+// suiteQueries loads the suite of dir, splits it by person when it has
+// people enough (else by query), and retrieves its queries.
+func (t *training) suiteQueries(ctx context.Context, dir string, stderr io.Writer) ([]trainQuery, error) {
+	s, err := loadSuite(dir, t.f.limit, t.f.seed, stderr)
+	if err != nil {
+		return nil, err
+	}
+	people := map[string]bool{}
+	for _, q := range s.Queries {
+		people[q.User] = true
+	}
+	byPerson := len(people) >= minPeople
+	split := "query"
+	if byPerson {
+		split = "person"
+	}
+	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people), split)
+	return retrieveEach(ctx, s, t.cfg, &t.f, t.emb, nil, stderr, func(_ *episode.Store, i int, res retriever.Result) (trainQuery, error) {
+		return t.query(s.Name, s.Queries[i], byPerson, res), nil
+	})
+}
+
+// query turns a live retrieval of q into rows: the features of its first
+// -top candidates (without the vector score with -lexical), each labelled
+// by whether it is relevant.
+func (t *training) query(suite string, q dataset.Query, byPerson bool, res retriever.Result) trainQuery {
+	rel := map[string]bool{}
+	for _, id := range q.Relevant {
+		rel[id] = true
+	}
+	tq := trainQuery{suite: suite, category: q.Category, held: heldBack(suite, q, byPerson), relevant: len(rel)}
+	tq.ranked = res.Ranked[:min(len(res.Ranked), t.top)]
+	tq.unknown = res.Trace.UnknownNames
+	for j := range tq.ranked {
+		x := rerank.Features(res.Ranked, j, res.Signals, nil)
+		if t.lexical {
+			x = rerank.WithoutVectors(x)
 		}
-	}
-	skipped := map[string]bool{}
-	for _, c := range strings.Split(*skip, ",") {
-		skipped[strings.TrimSpace(c)] = true
-	}
-	var xs [][]float64
-	var ys []float64
-	for _, q := range qs {
-		if !q.held && !skipped[q.category] {
-			xs, ys = append(xs, q.xs...), append(ys, q.ys...)
+		tq.xs = append(tq.xs, x)
+		y := 0.0
+		if rel[res.Candidates[j].Episode.ExternalID] {
+			y = 1
 		}
+		tq.ys = append(tq.ys, y)
 	}
-	fo := rerank.DefaultFitOptions()
-	fo.Trees, fo.Depth = *trees, *depth
-	t := time.Now()
-	m, err := rerank.Fit(xs, ys, fo)
+	return tq
+}
+
+// fit fits the model on the rows of the half not held back, the -skip
+// categories left out.
+func (t *training) fit(stderr io.Writer) error {
+	t.skipped = map[string]bool{}
+	for _, c := range strings.Split(t.skip, ",") {
+		t.skipped[strings.TrimSpace(c)] = true
+	}
+	xs, ys := trainRows(t.qs, func(q trainQuery) bool { return !q.held && !t.skipped[q.category] })
+	t.fo = rerank.DefaultFitOptions()
+	t.fo.Trees, t.fo.Depth = t.trees, t.depth
+	start := time.Now()
+	m, err := rerank.Fit(xs, ys, t.fo)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "fitted %d trees of depth %d on %d candidates in %v\n", fo.Trees, fo.Depth, len(xs), time.Since(t).Round(time.Millisecond))
+	t.model, t.candidates = m, len(xs)
+	fmt.Fprintf(stderr, "fitted %d trees of depth %d on %d candidates in %v\n", t.fo.Trees, t.fo.Depth, len(xs), time.Since(start).Round(time.Millisecond))
+	return nil
+}
 
-	// The held-back half: calibration and the decision at each threshold.
+// calibration prints the model's calibration on the held-back half and,
+// with -plot, draws it.
+func (t *training) calibration(stdout io.Writer) error {
+	t.probs = probabilities(t.model, t.qs, func(trainQuery) bool { return true })
 	var ps, hy []float64
+	for i, q := range t.qs {
+		if q.held {
+			ps, hy = append(ps, t.probs[i]...), append(hy, q.ys...)
+		}
+	}
+	t.bins, t.ece = rerank.Reliability(ps, hy, 10)
+	rel := &table{header: []string{"bin", "n", "predicted", "observed"}, left: 1}
+	for _, b := range t.bins {
+		rel.add(fmt.Sprintf("%.1f–%.1f", b.From, b.To), fmt.Sprint(b.N), f3(b.Predicted), f3(b.Observed))
+	}
+	fmt.Fprintf(stdout, "held-back half: %d candidates, expected calibration error %.4f\n\n", len(ps), t.ece)
+	rel.write(stdout, t.f.md)
+	if t.plotPath == "" {
+		return nil
+	}
+	if err := plotReliability(t.plotPath, t.bins, t.ece); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	fmt.Fprintf(stdout, "plot: %s\n", t.plotPath)
+	return nil
+}
+
+// judge prints the decision on the held-back half at each threshold and,
+// with -leave-out and several suites, on each suite by a model fitted on
+// the others. The decision is the preset's gate and selection, the model's
+// picks by -level and -max-picks (oneConfig cleared the preset's Inject).
+func (t *training) judge(stdout, stderr io.Writer) error {
+	judge := t.cfg.Opts.Rank
+	judge.Inject = rerank.Inject{Level: t.level, MaxPicks: t.maxPicks, AnyDepth: rerank.DefaultInjectAnyDepth}
+	t.cells = decisions(t.qs, t.probs, func(q trainQuery) bool { return q.held }, t.ths, judge)
+	fmt.Fprintln(stdout)
+	decisionTable(t.cells, nil).write(stdout, t.f.md)
+	if !t.leaveOut || len(t.dirs) <= 1 {
+		return nil
+	}
+	loso, eces, err := leaveOneSuiteOut(t.qs, t.skipped, t.fo, t.ths, judge, stderr)
+	if err != nil {
+		return err
+	}
+	t.loso = loso
+	fmt.Fprintf(stdout, "\nleave-one-suite-out: each suite judged, every query of it, by a model fitted on all the other suites\n\n")
+	decisionTable(loso, eces).write(stdout, t.f.md)
+	return nil
+}
+
+// saveModel records how the model was made and, with -o, writes it.
+func (t *training) saveModel(stdout io.Writer, args []string) error {
+	m := t.model
+	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": t.dirs,
+		"split":   "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
+		"skipped": t.skip, "top": t.top, "trees": t.fo.Trees, "depth": t.fo.Depth, "candidates": t.candidates, "held_back_ece": t.ece, "embedder": t.emb.Identity().String()}
+	if t.lexical {
+		m.About["embedder"] = rerank.AnyEmbedder
+		m.About["fitted_with"] = t.emb.Identity().String()
+	}
+	if t.out == "" {
+		return nil
+	}
+	b, err := m.Encode()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(t.out, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "model: %s\n", t.out)
+	return nil
+}
+
+// writeFigures writes the decisions' figures as JSON to -json.
+func (t *training) writeFigures() error {
+	params := map[string]any{"suites": t.dirs, "top": t.top, "trees": t.fo.Trees, "depth": t.fo.Depth, "ece": t.ece, "bins": t.bins}
+	var rs []result
+	for _, c := range t.cells {
+		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("p>=%.2f", c.Threshold), Metrics: c.Quality})
+	}
+	for _, c := range t.loso {
+		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("left-out p>=%.2f", c.Threshold), Metrics: c.Quality})
+	}
+	return writeJSON(t.f.jsonPath, "train", params, rs)
+}
+
+// trainRows are the candidate rows of the queries include admits.
+func trainRows(qs []trainQuery, include func(trainQuery) bool) (xs [][]float64, ys []float64) {
+	for _, q := range qs {
+		if include(q) {
+			xs, ys = append(xs, q.xs...), append(ys, q.ys...)
+		}
+	}
+	return xs, ys
+}
+
+// probabilities are m's probabilities of the candidates of the queries
+// include admits (nil for the others), query by query.
+func probabilities(m *rerank.Model, qs []trainQuery, include func(trainQuery) bool) [][]float64 {
 	probs := make([][]float64, len(qs))
 	for i, q := range qs {
+		if !include(q) {
+			continue
+		}
 		for _, x := range q.xs {
 			probs[i] = append(probs[i], m.Probability(x))
 		}
-		if q.held {
-			ps, hy = append(ps, probs[i]...), append(hy, q.ys...)
-		}
 	}
-	bins, ece := rerank.Reliability(ps, hy, 10)
-	rel := &table{header: []string{"bin", "n", "predicted", "observed"}, left: 1}
-	for _, b := range bins {
-		rel.add(fmt.Sprintf("%.1f–%.1f", b.From, b.To), fmt.Sprint(b.N), f3(b.Predicted), f3(b.Observed))
-	}
-	fmt.Fprintf(stdout, "held-back half: %d candidates, expected calibration error %.4f\n\n", len(ps), ece)
-	rel.write(stdout, f.md)
-	if *plotPath != "" {
-		if err := plotReliability(*plotPath, bins, ece); err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-		fmt.Fprintf(stdout, "plot: %s\n", *plotPath)
-	}
-
-	// the decision judged: the preset's gate and selection, the model's
-	// picks by -level and -max-picks (oneConfig cleared the preset's Inject)
-	judge := cfg.Opts.Rank
-	judge.Inject = rerank.Inject{Level: *level, MaxPicks: *maxPicks, AnyDepth: rerank.DefaultInjectAnyDepth}
-	cells := decisions(qs, probs, func(q trainQuery) bool { return q.held }, ths, judge)
-	dec := decisionTable(cells, nil)
-	fmt.Fprintln(stdout)
-	dec.write(stdout, f.md)
-	var loso []decisionCell
-	if *leaveOut && len(dirs) > 1 {
-		var eces map[string]float64
-		if loso, eces, err = leaveOneSuiteOut(qs, skipped, fo, ths, judge, stderr); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "\nleave-one-suite-out: each suite judged, every query of it, by a model fitted on all the other suites\n\n")
-		decisionTable(loso, eces).write(stdout, f.md)
-	}
-	fmt.Fprintf(stdout, "\n%d queries in %v\n", len(qs), time.Since(start).Round(time.Second))
-
-	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": dirs,
-		"split":   "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
-		"skipped": *skip, "top": *top, "trees": fo.Trees, "depth": fo.Depth, "candidates": len(xs), "held_back_ece": ece, "embedder": emb.Identity().String()}
-	if *lexical {
-		m.About["embedder"] = rerank.AnyEmbedder
-		m.About["fitted_with"] = emb.Identity().String()
-	}
-	if *out != "" {
-		b, err := m.Encode()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*out, b, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "model: %s\n", *out)
-	}
-	params := map[string]any{"suites": dirs, "top": *top, "trees": fo.Trees, "depth": fo.Depth, "ece": ece, "bins": bins}
-	var rs []result
-	for _, c := range cells {
-		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("p>=%.2f", c.Threshold), Metrics: c.Quality})
-	}
-	for _, c := range loso {
-		rs = append(rs, result{Suite: c.Suite, Category: c.Category, Config: fmt.Sprintf("left-out p>=%.2f", c.Threshold), Metrics: c.Quality})
-	}
-	return writeJSON(f.jsonPath, "train", params, rs)
+	return probs
 }
 
 // decisionCell is the decision's quality on one suite and category at one
@@ -324,34 +441,23 @@ func leaveOneSuiteOut(qs []trainQuery, skipped map[string]bool, fo rerank.FitOpt
 	var cells []decisionCell
 	eces := map[string]float64{}
 	for _, s := range suites {
-		var xs [][]float64
-		var ys []float64
-		for _, q := range qs {
-			if q.suite != s && !skipped[q.category] {
-				xs, ys = append(xs, q.xs...), append(ys, q.ys...)
-			}
-		}
+		xs, ys := trainRows(qs, func(q trainQuery) bool { return q.suite != s && !skipped[q.category] })
 		t := time.Now()
 		m, err := rerank.Fit(xs, ys, fo)
 		if err != nil {
 			return nil, nil, fmt.Errorf("leave out %s: %w", s, err)
 		}
 		fmt.Fprintf(stderr, "left out %s: fitted on %d candidates in %v\n", s, len(xs), time.Since(t).Round(time.Millisecond))
-		probs := make([][]float64, len(qs))
+		of := func(q trainQuery) bool { return q.suite == s }
+		probs := probabilities(m, qs, of)
 		var ps, py []float64
 		for i, q := range qs {
-			if q.suite != s {
-				continue
-			}
-			for _, x := range q.xs {
-				probs[i] = append(probs[i], m.Probability(x))
-			}
-			if !skipped[q.category] {
+			if of(q) && !skipped[q.category] {
 				ps, py = append(ps, probs[i]...), append(py, q.ys...)
 			}
 		}
 		_, eces[s] = rerank.Reliability(ps, py, 10)
-		cells = append(cells, decisions(qs, probs, func(q trainQuery) bool { return q.suite == s }, ths, dec)...)
+		cells = append(cells, decisions(qs, probs, of, ths, dec)...)
 	}
 	return cells, eces, nil
 }

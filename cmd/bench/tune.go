@@ -49,23 +49,31 @@ func (f *suiteFlags) oneConfig(mode string) (config, error) {
 	return cfg, nil
 }
 
-// retrieveSuite builds the suite's store for cfg, retrieves every query of
-// the suite with it (candidates asked for) on f.workers goroutines, hands
-// each result and the store to fn (called concurrently), and closes the
-// store.
-func retrieveSuite(ctx context.Context, s *dataset.Suite, cfg config, f *suiteFlags, emb embed.Embedder, distractors []episode.Episode,
-	log io.Writer, fn func(st *episode.Store, i int, res retriever.Result)) error {
-	stores, err := buildSuiteStores(ctx, s, []config{cfg}, f.emb, emb, f.workers, distractors, log)
-	if err != nil {
-		return err
+// retrieveEach builds the suite's store for cfg, retrieves every query of
+// the suite with it (candidates asked for) on f.workers goroutines, turns
+// each result into a T with fn (called concurrently, with the store), and
+// closes the store. It returns the Ts in the queries' order.
+func retrieveEach[T any](ctx context.Context, s *dataset.Suite, cfg config, f *suiteFlags, emb embed.Embedder, distractors []episode.Episode,
+	log io.Writer, fn func(st *episode.Store, i int, res retriever.Result) (T, error)) ([]T, error) {
+	out := make([]T, len(s.Queries))
+	errs := make([]error, len(s.Queries))
+	err := func() error {
+		stores, err := buildSuiteStores(ctx, s, []config{cfg}, f.emb, emb, f.workers, distractors, log)
+		if err != nil {
+			return err
+		}
+		defer stores.Close()
+		st := stores.of(cfg)
+		r, err := retriever.New(st, cfg.Opts)
+		if err != nil {
+			return err
+		}
+		return runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) { out[i], errs[i] = fn(st, i, res) })
+	}()
+	if err := errors.Join(append(errs, err)...); err != nil {
+		return nil, err
 	}
-	defer stores.Close()
-	st := stores.of(cfg)
-	r, err := retriever.New(st, cfg.Opts)
-	if err != nil {
-		return err
-	}
-	return runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) { fn(st, i, res) })
+	return out, nil
 }
 
 // tuneQuery is one query's live retrieval: its ranking as the ranking core
@@ -307,148 +315,186 @@ func parseWeights(s string, base rerank.Weights) ([]rerank.Weights, error) {
 	return out, nil
 }
 
+// tuning is one run of bench tune: its flags, the grid of settings it
+// sweeps, and the queries' live retrievals it replays under them.
+type tuning struct {
+	f           suiteFlags
+	plotPath    string
+	dirs        []string
+	cfg         config
+	highs       []float64
+	mediums     []float64
+	ws          []rerank.Weights
+	gates       []rerank.Gate
+	emb         embed.Embedder
+	distractors []episode.Episode
+	all         []tuneQuery
+	suiteNames  []string
+	same, total int // queries whose replay reproduces the live picks, of all
+}
+
 func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	t, err := parseTune(args, stderr)
+	if err != nil {
+		return err
+	}
+	if t.emb, t.distractors, err = t.f.embedderAndDistractors(); err != nil {
+		return err
+	}
+	start := time.Now()
+	for _, dir := range t.dirs {
+		if err := t.load(ctx, dir, stderr); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "tune %s on %s: offline selection reproduces the live picks on %d/%d queries\n\n",
+		t.cfg.Label(), strings.Join(t.suiteNames, ", "), t.same, t.total)
+	results, err := t.report(stdout, start)
+	if err != nil {
+		return err
+	}
+	params := map[string]any{"suites": t.dirs, "config": t.cfg, "limit": t.f.limit, "seed": t.f.seed, "highs": t.highs,
+		"mediums": t.mediums, "weights": t.ws, "gates": t.gates, "embedder": t.emb.Identity().String()}
+	return writeJSON(t.f.jsonPath, "tune", params, results)
+}
+
+// parseTune parses the flags, the suites, the configuration and the grid of
+// settings to sweep: each threshold and weight the preset's unless given.
+func parseTune(args []string, stderr io.Writer) (*tuning, error) {
 	fs := newFlagSet("tune", stderr)
-	var f suiteFlags
-	f.register(fs)
+	t := &tuning{}
+	t.f.register(fs)
 	highFlag := fs.String("high", "0.30:0.90:0.02", "High thresholds: from:to:step or a comma list")
 	mediumFlag := fs.String("medium", "", "Medium thresholds: from:to:step or a comma list (default: the preset's)")
 	weightsFlag := fs.String("weights", "", "rerank weights to compare, rrf/lex/rec[/coverage[/proximity]], comma list (default: the preset's; coverage and proximity: the preset's when left out)")
 	cosFlag := fs.String("min-cosine", "", "gate MinCosine values: from:to:step or a comma list (default: the preset's)")
 	covFlag := fs.String("min-coverage", "", "gate MinCoverage values: from:to:step or a comma list (default: the preset's)")
-	plotPath := fs.String("plot", "", "write a plot of inject precision, recall and false-inject rate against High (.svg, .png, .pdf)")
+	fs.StringVar(&t.plotPath, "plot", "", "write a plot of inject precision, recall and false-inject rate against High (.svg, .png, .pdf)")
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	dirs, err := suiteDirs(f.suites, f.evalDir)
-	if err != nil {
-		return err
+	var err error
+	if t.dirs, err = suiteDirs(t.f.suites, t.f.evalDir); err != nil {
+		return nil, err
 	}
-	cfg, err := f.oneConfig("tune")
-	if err != nil {
-		return err
+	if t.cfg, err = t.f.oneConfig("tune"); err != nil {
+		return nil, err
 	}
-	ro := cfg.Opts.Rank
-	highs, err := parseRange(*highFlag)
-	if err != nil {
-		return err
+	ro := t.cfg.Opts.Rank
+	if t.highs, err = parseRange(*highFlag); err != nil {
+		return nil, err
 	}
-	mediums := []float64{ro.Select.Medium}
-	if *mediumFlag != "" {
-		if mediums, err = parseRange(*mediumFlag); err != nil {
-			return err
-		}
+	if t.mediums, err = rangeOr(*mediumFlag, ro.Select.Medium); err != nil {
+		return nil, err
 	}
-	ws := []rerank.Weights{ro.Weights}
+	t.ws = []rerank.Weights{ro.Weights}
 	if *weightsFlag != "" {
-		if ws, err = parseWeights(*weightsFlag, ro.Weights); err != nil {
-			return err
+		if t.ws, err = parseWeights(*weightsFlag, ro.Weights); err != nil {
+			return nil, err
 		}
 	}
-	cosines, covs := []float64{ro.Gate.MinCosine}, []float64{ro.Gate.MinCoverage}
-	if *cosFlag != "" {
-		if cosines, err = parseRange(*cosFlag); err != nil {
-			return err
-		}
+	cosines, err := rangeOr(*cosFlag, ro.Gate.MinCosine)
+	if err != nil {
+		return nil, err
 	}
-	if *covFlag != "" {
-		if covs, err = parseRange(*covFlag); err != nil {
-			return err
-		}
+	covs, err := rangeOr(*covFlag, ro.Gate.MinCoverage)
+	if err != nil {
+		return nil, err
 	}
-	var gates []rerank.Gate
 	for _, c := range cosines {
 		for _, v := range covs {
 			g := ro.Gate
 			g.MinCosine, g.MinCoverage = c, v
-			gates = append(gates, g)
+			t.gates = append(t.gates, g)
 		}
 	}
-	emb, err := f.emb.embedder()
+	return t, nil
+}
+
+// rangeOr parses s as parseRange does, or returns def alone when s is empty.
+func rangeOr(s string, def float64) ([]float64, error) {
+	if s == "" {
+		return []float64{def}, nil
+	}
+	return parseRange(s)
+}
+
+// load retrieves every query of the suite of dir and checks the offline
+// selection against the live one.
+func (t *tuning) load(ctx context.Context, dir string, stderr io.Writer) error {
+	s, err := loadSuite(dir, t.f.limit, t.f.seed, stderr)
 	if err != nil {
 		return err
 	}
-	distractors, err := f.distractorEpisodes()
+	t.suiteNames = append(t.suiteNames, s.Name)
+	fmt.Fprintf(stderr, "%s: %d episodes, %d queries\n", s.Name, len(s.Episodes), len(s.Queries))
+	ro := t.cfg.Opts.Rank
+	qs, err := retrieveEach(ctx, s, t.cfg, &t.f, t.emb, t.distractors, stderr, func(st *episode.Store, i int, res retriever.Result) (tuneQuery, error) {
+		return newTuneQuery(ctx, st, s.Name, s.Queries[i], res, ro)
+	})
 	if err != nil {
 		return err
 	}
-
-	start := time.Now()
-	var all []tuneQuery
-	var suiteNames []string
-	same, total := 0, 0
-	for _, dir := range dirs {
-		s, err := loadSuite(dir, f.limit, f.seed, stderr)
-		if err != nil {
-			return err
+	for _, q := range qs {
+		t.total++
+		var ids []string
+		for _, p := range q.picks(q.replay(ro), ro, false) {
+			ids = append(ids, q.ext[p.ID])
 		}
-		suiteNames = append(suiteNames, s.Name)
-		fmt.Fprintf(stderr, "%s: %d episodes, %d queries\n", s.Name, len(s.Episodes), len(s.Queries))
-		qs := make([]tuneQuery, len(s.Queries))
-		errs := make([]error, len(s.Queries))
-		err = retrieveSuite(ctx, s, cfg, &f, emb, distractors, stderr, func(st *episode.Store, i int, res retriever.Result) {
-			qs[i], errs[i] = newTuneQuery(ctx, st, s.Name, s.Queries[i], res, ro)
-		})
-		if err = errors.Join(append(errs, err)...); err != nil {
-			return err
+		if slices.Equal(ids, q.live) {
+			t.same++
 		}
-		// Check the offline selection against the live one.
-		for _, q := range qs {
-			total++
-			var ids []string
-			for _, p := range q.picks(q.replay(ro), ro, false) {
-				ids = append(ids, q.ext[p.ID])
-			}
-			if slices.Equal(ids, q.live) {
-				same++
-			}
-		}
-		all = append(all, qs...)
 	}
-	fmt.Fprintf(stdout, "tune %s on %s: offline selection reproduces the live picks on %d/%d queries\n\n",
-		cfg.Label(), strings.Join(suiteNames, ", "), same, total)
+	t.all = append(t.all, qs...)
+	return nil
+}
 
-	groups := [][]tuneQuery{}
-	labels := []string{}
-	for _, name := range suiteNames {
+// groups are the queries of each suite and, with several suites, all of
+// them, with their labels.
+func (t *tuning) groups() (groups [][]tuneQuery, labels []string) {
+	for _, name := range t.suiteNames {
 		var g []tuneQuery
-		for _, q := range all {
+		for _, q := range t.all {
 			if q.suite == name {
 				g = append(g, q)
 			}
 		}
 		groups, labels = append(groups, g), append(labels, name)
 	}
-	if len(suiteNames) > 1 {
-		groups, labels = append(groups, all), append(labels, "all")
+	if len(t.suiteNames) > 1 {
+		groups, labels = append(groups, t.all), append(labels, "all")
 	}
+	return groups, labels
+}
+
+// report sweeps the grid on each group, prints the table and, with -plot,
+// plots the last group's sweep; it returns the figures.
+func (t *tuning) report(stdout io.Writer, start time.Time) ([]result, error) {
+	groups, labels := t.groups()
 	tab := &table{header: []string{"suite", "weights", "min-cos", "min-cov", "medium", "high", "n", "n0", "inj-prec", "inj-recall", "inject", "inj@top5", "false-inj", "R@5"}, left: 2}
 	var results []result
-	var plotCells []tuneCell
+	var cells []tuneCell
 	for gi, g := range groups {
-		cells := sweep(g, ws, gates, mediums, highs, ro)
+		cells = sweep(g, t.ws, t.gates, t.mediums, t.highs, t.cfg.Opts.Rank)
 		for _, c := range cells {
 			tab.add(labels[gi], weightsLabel(c.Weights), fmt.Sprintf("%.2f", c.Gate.MinCosine), fmt.Sprintf("%.2f", c.Gate.MinCoverage),
 				fmt.Sprintf("%.2f", c.Medium), fmt.Sprintf("%.2f", c.High),
 				fmt.Sprint(c.N), fmt.Sprint(c.N0), f3(c.Precision), f3(c.Recall), f3(c.Inject), f3(c.InjectTop5), f3(c.FalseInject), f3(c.R5))
-			results = append(results, result{Suite: labels[gi], Preset: cfg.Preset, Config: cfg.Label(), Metrics: c})
-		}
-		if gi == len(groups)-1 {
-			plotCells = cells
+			results = append(results, result{Suite: labels[gi], Preset: t.cfg.Preset, Config: t.cfg.Label(), Metrics: c})
 		}
 	}
-	tab.write(stdout, f.md)
-	fmt.Fprintf(stdout, "\n%d queries, %d settings, in %v\n", len(all), len(ws)*len(gates)*len(mediums)*len(highs), time.Since(start).Round(time.Millisecond))
-	if *plotPath != "" {
-		title := fmt.Sprintf("%s on %s", cfg.Label(), labels[len(labels)-1])
-		if err := plotSweep(*plotPath, title, plotCells, len(ws)*len(gates)*len(mediums) > 1); err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-		fmt.Fprintf(stdout, "plot: %s\n", *plotPath)
+	tab.write(stdout, t.f.md)
+	settings := len(t.ws) * len(t.gates) * len(t.mediums)
+	fmt.Fprintf(stdout, "\n%d queries, %d settings, in %v\n", len(t.all), settings*len(t.highs), time.Since(start).Round(time.Millisecond))
+	if t.plotPath == "" {
+		return results, nil
 	}
-	params := map[string]any{"suites": dirs, "config": cfg, "limit": f.limit, "seed": f.seed, "highs": highs,
-		"mediums": mediums, "weights": ws, "gates": gates, "embedder": emb.Identity().String()}
-	return writeJSON(f.jsonPath, "tune", params, results)
+	title := fmt.Sprintf("%s on %s", t.cfg.Label(), labels[len(labels)-1])
+	if err := plotSweep(t.plotPath, title, cells, settings > 1); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	fmt.Fprintf(stdout, "plot: %s\n", t.plotPath)
+	return results, nil
 }
 
 // plotSweep draws inject precision, recall and false-inject rate against the
