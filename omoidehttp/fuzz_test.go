@@ -240,14 +240,14 @@ func FuzzServeRetrieve(f *testing.F) {
 		for _, path := range []string{"/v1/retrieve", "/v1/pack"} {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest("POST", path, bytes.NewReader(body)))
-			var out map[string]any
+			var out ErrorAnswer
 			if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 				t.Fatalf("%s %q: status %d, answer %q is not a JSON object", path, body, rec.Code, rec.Body)
 			}
 			switch {
 			case rec.Code == 200:
 			case rec.Code >= 400 && rec.Code < 500:
-				if msg, _ := out["error"].(string); msg == "" {
+				if out.Error == "" {
 					t.Fatalf("%s %q: %d without an error message", path, body, rec.Code)
 				}
 			default:

@@ -22,6 +22,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/omoidehttp"
+	"github.com/omoide/omoide/retriever"
 )
 
 func TestEncodeDecodeUser(t *testing.T) {
@@ -87,9 +88,19 @@ func newNode(t *testing.T, path string, mc omoide.Config, cfg omoidehttp.Config)
 	return n
 }
 
+// answer is any answer of the API, for the fields these tests read.
+type answer struct {
+	omoidehttp.ErrorAnswer
+	Section  string           `json:"section"`
+	Hits     []retriever.Hit  `json:"hits"`
+	Episodes []episode.Record `json:"episodes"`
+	Next     *int64           `json:"next"`
+	Deleted  int              `json:"deleted"`
+}
+
 // raw sends a request as written, over TCP, so that no Go client escapes or
 // cleans anything; header values go out byte for byte.
-func (n *node) raw(t *testing.T, method, target string, headers map[string]string, body string) (int, map[string]any) {
+func (n *node) raw(t *testing.T, method, target string, headers map[string]string, body string) (int, answer) {
 	t.Helper()
 	u, _ := url.Parse(n.url)
 	conn, err := net.Dial("tcp", u.Host)
@@ -111,7 +122,7 @@ func (n *node) raw(t *testing.T, method, target string, headers map[string]strin
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out map[string]any
+	var out answer
 	json.NewDecoder(resp.Body).Decode(&out)
 	return resp.StatusCode, out
 }
@@ -141,13 +152,13 @@ func TestNamesAtEveryEntry(t *testing.T) {
 		{"mi\tka", "mi%09ka", "control character"},
 		{long, long, "longer than 256"},
 	} {
-		body, _ := json.Marshal(map[string]any{"user": tc.name, "text": "ミカの秘密"})
+		body, _ := json.Marshal(map[string]string{"user": tc.name, "text": "ミカの秘密"})
 		code, out := n.raw(t, "POST", "/v1/retrieve", nil, string(body))
-		if code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+		if code != 400 || !strings.Contains(out.Error, tc.want) {
 			t.Errorf("%q in the body: %d %v, want 400 naming %q", tc.name, code, out, tc.want)
 		}
-		recs, _ := json.Marshal([]map[string]any{{"user": tc.name, "user_text": "x"}})
-		if code, out := n.raw(t, "POST", "/v1/episodes", nil, string(recs)); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+		recs, _ := json.Marshal([]map[string]string{{"user": tc.name, "user_text": "x"}})
+		if code, out := n.raw(t, "POST", "/v1/episodes", nil, string(recs)); code != 400 || !strings.Contains(out.Error, tc.want) {
 			t.Errorf("%q in a stored record: %d %v, want 400 naming %q", tc.name, code, out, tc.want)
 		}
 		if tc.name != ".." { // Go's mux cleans /v1/users/%2E%2E/... to another path: a redirect, never a person
@@ -157,13 +168,13 @@ func TestNamesAtEveryEntry(t *testing.T) {
 				if strings.HasSuffix(p, "hold") {
 					b = `{}`
 				}
-				if code, out := n.raw(t, method, p, nil, b); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+				if code, out := n.raw(t, method, p, nil, b); code != 400 || !strings.Contains(out.Error, tc.want) {
 					t.Errorf("%q in the path of %s %s: %d %v, want 400 naming %q", tc.name, method, p, code, out, tc.want)
 				}
 			}
 		}
 		{ // the wire form carries even the names a header would trim
-			if code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser(tc.name)}, `{"text":"ミカの秘密"}`); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+			if code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser(tc.name)}, `{"text":"ミカの秘密"}`); code != 400 || !strings.Contains(out.Error, tc.want) {
 				t.Errorf("%q in the header: %d %v, want 400 naming %q", tc.name, code, out, tc.want)
 			}
 		}
@@ -201,7 +212,7 @@ func TestHeaderWireForm(t *testing.T) {
 	n.add(t, "%E3%81%AF%E3%82%8B%E3%81%8B", "x1", "もう一人の秘密")
 	wire := omoidehttp.EncodeUser("はるか")
 	code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密","recent":[]}`)
-	if code != 200 || !strings.Contains(fmt.Sprint(out["hits"]), "はるかの秘密") || strings.Contains(fmt.Sprint(out["hits"]), "もう一人") {
+	if code != 200 || !strings.Contains(fmt.Sprint(out.Hits), "はるかの秘密") || strings.Contains(fmt.Sprint(out.Hits), "もう一人") {
 		t.Fatalf("はるか by the header's wire form: %d %v", code, out)
 	}
 	if code, out := n.raw(t, "POST", "/v1/users/"+url.PathEscape("はるか")+"/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密","recent":[]}`); code != 200 {
@@ -209,13 +220,13 @@ func TestHeaderWireForm(t *testing.T) {
 	}
 	for _, v := range []string{"はるか", strings.ToLower(wire)} {
 		code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: v}, `{"text":"秘密","recent":[]}`)
-		if code != 400 || !strings.Contains(fmt.Sprint(out["error"]), wire) {
+		if code != 400 || !strings.Contains(out.Error, wire) {
 			t.Errorf("header %q: %d %v, want 400 naming %s", v, code, out, wire)
 		}
 	}
 	// The person literally named %E3%81%AF… is sent as %25E3…: not はるか.
 	code, out = n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser("%E3%81%AF%E3%82%8B%E3%81%8B")}, `{"text":"秘密","recent":[]}`)
-	if code != 200 || strings.Contains(fmt.Sprint(out["hits"]), "はるかの") {
+	if code != 200 || strings.Contains(fmt.Sprint(out.Hits), "はるかの") {
 		t.Errorf("the person named like an encoding: %d %v", code, out)
 	}
 }
@@ -239,13 +250,13 @@ func TestCeiling(t *testing.T) {
 			`{"user":"u","text":"合言葉はあおぞらペンギン","recent":[],"filter":{"states":[]}}`} {
 			for _, route := range []string{"/v1/pack", "/v1/retrieve"} {
 				code, out := n.raw(t, "POST", route, nil, body)
-				if code != 200 || strings.Contains(fmt.Sprint(out), "あおぞらペンギン\" ") || strings.Contains(fmt.Sprint(out["hits"]), "秘密だね") {
+				if code != 200 || strings.Contains(fmt.Sprint(out), "あおぞらペンギン\" ") || strings.Contains(fmt.Sprint(out.Hits), "秘密だね") {
 					t.Errorf("%s %s %s: %d, holds the secret episode: %v", preset, route, body, code, out)
 				}
 			}
 		}
 		code, out := n.raw(t, "POST", "/v1/pack", nil, `{"user":"u","text":"合言葉","filter":{"max_sensitivity":"private"}}`)
-		if msg := fmt.Sprint(out["error"]); code != 400 || !strings.Contains(msg, `"private"`) || strings.Contains(msg, "-max-request-sensitivity") {
+		if msg := out.Error; code != 400 || !strings.Contains(msg, `"private"`) || strings.Contains(msg, "-max-request-sensitivity") {
 			t.Errorf("%s: asking private of a zero Config: %d %v, want 400 naming private and no flag", preset, code, out)
 		}
 	}
@@ -278,7 +289,7 @@ func TestStranded(t *testing.T) {
 	if code, out := n.raw(t, "POST", "/v1/episodes", hdr, `[{"user_text":"x"}]`); code != 421 {
 		t.Errorf("a write of a stranded person: %d %v, want 421", code, out)
 	}
-	if code, out := n.raw(t, "GET", "/v1/users/"+theirs+"/episodes", hdr, ""); code != 200 || len(out["episodes"].([]any)) != 2 {
+	if code, out := n.raw(t, "GET", "/v1/users/"+theirs+"/episodes", hdr, ""); code != 200 || len(out.Episodes) != 2 {
 		t.Errorf("export of a stranded person: %d %v", code, out)
 	}
 	if code, out := n.raw(t, "DELETE", "/v1/users/"+theirs+"/episodes/2", hdr, ""); code != 200 {
@@ -340,9 +351,9 @@ func TestExportPageBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out := n.raw(t, "GET", "/v1/users/u/episodes?limit=1000", nil, "")
-	page := len(out["episodes"].([]any))
-	if code != 200 || page == 0 || page >= 150 || out["next"] == nil || page*episode.MaxTextBytes > 2*omoidehttp.MaxPageBytes {
-		t.Fatalf("a page of 150 episodes of 16 KiB: %d, %d episodes, next %v", code, page, out["next"])
+	page := len(out.Episodes)
+	if code != 200 || page == 0 || page >= 150 || out.Next == nil || page*episode.MaxTextBytes > 2*omoidehttp.MaxPageBytes {
+		t.Fatalf("a page of 150 episodes of 16 KiB: %d, %d episodes, a next: %v", code, page, out.Next != nil)
 	}
 	recs, err := omoidehttp.Client{BaseURL: n.url}.Episodes(ctx, "u")
 	if err != nil || len(recs) != 150 {
@@ -366,13 +377,13 @@ func TestLegacyNamesOverHTTP(t *testing.T) {
 	n := newNode(t, path, omoide.Config{}, omoidehttp.Config{})
 	for _, u := range []string{"line/U1", "mika ", " mika", `a\b`, "tab\there"} {
 		p := url.PathEscape(u)
-		if code, out := n.raw(t, "GET", "/v1/users/"+p+"/episodes", nil, ""); code != 200 || len(out["episodes"].([]any)) != 1 {
+		if code, out := n.raw(t, "GET", "/v1/users/"+p+"/episodes", nil, ""); code != 200 || len(out.Episodes) != 1 {
 			t.Errorf("export %q: %d %v", u, code, out)
 		}
 		if code, out := n.raw(t, "POST", "/v1/users/"+p+"/episodes", nil, `[{"user_text":"new"}]`); code != 400 {
 			t.Errorf("a new episode for %q: %d %v, want 400", u, code, out)
 		}
-		if code, out := n.raw(t, "DELETE", "/v1/users/"+p, nil, ""); code != 200 || out["deleted"] != 1.0 {
+		if code, out := n.raw(t, "DELETE", "/v1/users/"+p, nil, ""); code != 200 || out.Deleted != 1 {
 			t.Errorf("forget %q: %d %v", u, code, out)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/retriever"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/openapi.json")
@@ -63,13 +64,14 @@ func TestOpenAPIValidates(t *testing.T) {
 		}
 		t.FailNow()
 	}
-	var described map[string]any
+	var described struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
 	if err := json.Unmarshal(OpenAPI(), &described); err != nil {
 		t.Fatal(err)
 	}
 	for _, rt := range routeTable() {
-		ops, _ := described["paths"].(map[string]any)[rt.path].(map[string]any)
-		if ops[strings.ToLower(rt.method)] == nil {
+		if described.Paths[rt.path][strings.ToLower(rt.method)] == nil {
 			t.Errorf("%s %s is not in the description", rt.method, rt.path)
 		}
 	}
@@ -85,7 +87,7 @@ func TestOpenAPIValidates(t *testing.T) {
 	t.Cleanup(func() { srv.Close(); h.Wait(); mem.Close() })
 
 	covered := map[string]bool{}
-	call := func(route string, status int, method, path string, header http.Header, body string) map[string]any {
+	call := func(route string, status int, method, path string, header http.Header, body string) []byte {
 		t.Helper()
 		covered[route] = true
 		do := func() (*http.Request, *http.Response, []byte) {
@@ -134,9 +136,7 @@ func TestOpenAPIValidates(t *testing.T) {
 				t.Errorf("%s %s: %s", method, path, describe(e))
 			}
 		}
-		var out map[string]any
-		json.Unmarshal(b, &out)
-		return out
+		return b
 	}
 	rec := func(id, text string) string {
 		return fmt.Sprintf(`{"id": %q, "user": "haruka", "user_text": %q, "reply_text": "いいね", "occurred_at": "2025-06-01T12:00:00Z", "kind": "episode"}`, id, text)
@@ -147,24 +147,27 @@ func TestOpenAPIValidates(t *testing.T) {
 	call("POST /v1/users/{user}/episodes", 200, "POST", "/v1/users/haruka/episodes", nil, "["+rec("r3", "来週は京都に行く")+"]")
 	call("PUT /v1/users/{user}/episodes", 200, "PUT", "/v1/users/haruka/episodes", nil, "["+rec("r3", "来週は奈良に行く")+"]")
 	q := `{"user": "haruka", "text": "この前のラーメン屋どこだっけ", "recent": [{"role": "assistant", "content": "おかえり"}], "now": "2025-06-20T12:00:00Z", "with_candidates": true, "filter": {"max_sensitivity": "private"}, "inject_threshold": 0.3}`
-	if res := call("POST /v1/retrieve", 200, "POST", "/v1/retrieve", nil, q); len(res["hits"].([]any)) == 0 {
+	if res := answerOf[retriever.Result](t, call("POST /v1/retrieve", 200, "POST", "/v1/retrieve", nil, q)); len(res.Hits) == 0 {
 		t.Errorf("retrieve found nothing: the answer's schema is not exercised: %v", res)
 	}
 	call("POST /v1/users/{user}/retrieve", 200, "POST", "/v1/users/haruka/retrieve", nil, `{"text": "ラーメン", "recent": null}`)
-	if res := call("POST /v1/retrieve", 200, "POST", "/v1/retrieve", nil, `{"user": "haruka", "text": "What did Caroline research?", "recent": []}`); res["trace"].(map[string]any)["unknown_names"] == nil {
-		t.Errorf("no unknown names in the trace: that part of its schema is not exercised: %v", res["trace"])
+	if res := answerOf[retriever.Result](t, call("POST /v1/retrieve", 200, "POST", "/v1/retrieve", nil, `{"user": "haruka", "text": "What did Caroline research?", "recent": []}`)); res.Trace.UnknownNames == nil {
+		t.Errorf("no unknown names in the trace: that part of its schema is not exercised: %+v", res.Trace)
 	}
 	call("POST /v1/pack", 200, "POST", "/v1/pack", nil, `{"user": "haruka", "text": "ラーメン屋どこ", "recent": [], "strategy": "full", "reasons": true, "tz": "Asia/Tokyo"}`)
 	call("POST /v1/users/{user}/pack", 200, "POST", "/v1/users/haruka/pack", nil, `{"text": "天気", "recent": []}`)
-	page := call("GET /v1/users/{user}/episodes", 200, "GET", "/v1/users/haruka/episodes?limit=1", nil, "")
-	call("GET /v1/users/{user}/episodes", 200, "GET", fmt.Sprintf("/v1/users/haruka/episodes?after=%v", page["next"]), nil, "")
+	page := answerOf[EpisodePage](t, call("GET /v1/users/{user}/episodes", 200, "GET", "/v1/users/haruka/episodes?limit=1", nil, ""))
+	if page.Next == nil {
+		t.Fatal("a page of one of three episodes has no next")
+	}
+	call("GET /v1/users/{user}/episodes", 200, "GET", fmt.Sprintf("/v1/users/haruka/episodes?after=%d", *page.Next), nil, "")
 	call("GET /v1/users", 200, "GET", "/v1/users?limit=1", nil, "")
 	call("GET /v1/node", 200, "GET", "/v1/node", nil, "")
-	hold := call("POST /v1/users/{user}/hold", 200, "POST", "/v1/users/haruka/hold", nil, `{"seconds": 60}`)
-	call("DELETE /v1/users/{user}/hold", 200, "DELETE", "/v1/users/haruka/hold", http.Header{HoldHeader: {fmt.Sprint(hold["token"])}}, "")
+	hold := answerOf[Hold](t, call("POST /v1/users/{user}/hold", 200, "POST", "/v1/users/haruka/hold", nil, `{"seconds": 60}`))
+	call("DELETE /v1/users/{user}/hold", 200, "DELETE", "/v1/users/haruka/hold", http.Header{HoldHeader: {hold.Token}}, "")
 	call("DELETE /v1/users/{user}/episodes/{external_id}", 200, "DELETE", "/v1/users/haruka/episodes/r1", nil, "")
-	stored := call("POST /v1/episodes", 200, "POST", "/v1/episodes", as, "["+rec("r4", "猫を飼い始めた")+"]")
-	call("DELETE /v1/episodes/{id}", 200, "DELETE", fmt.Sprintf("/v1/episodes/%v", stored["ids"].([]any)[0]), as, "")
+	stored := answerOf[Stored](t, call("POST /v1/episodes", 200, "POST", "/v1/episodes", as, "["+rec("r4", "猫を飼い始めた")+"]"))
+	call("DELETE /v1/episodes/{id}", 200, "DELETE", fmt.Sprintf("/v1/episodes/%d", stored.IDs[0]), as, "")
 	call("GET /v1/openapi.json", 200, "GET", "/v1/openapi.json", nil, "")
 	call("GET /healthz", 200, "GET", "/healthz", nil, "")
 	call("DELETE /v1/users/{user}", 200, "DELETE", "/v1/users/haruka", nil, "")
@@ -174,6 +177,16 @@ func TestOpenAPIValidates(t *testing.T) {
 			t.Errorf("%s %s: no request of it was validated", rt.method, rt.path)
 		}
 	}
+}
+
+// answerOf decodes an answer of the API into its type.
+func answerOf[T any](t *testing.T, b []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("decoding %T from %s: %v", v, b, err)
+	}
+	return v
 }
 
 // describe is a validation error with the fields its schema failures name.
@@ -190,7 +203,7 @@ func describe(e *verrors.ValidationError) string {
 // without the hold's token, and each passes with it.
 func TestOpenAPIHeldWrites(t *testing.T) {
 	srv := liveServer(t, Config{})
-	send := func(method, path, token, body string) (*http.Response, map[string]any) {
+	send := func(method, path, token, body string) (*http.Response, []byte) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		if err != nil {
@@ -205,51 +218,58 @@ func TestOpenAPIHeldWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
-		var out map[string]any
-		json.NewDecoder(res.Body).Decode(&out)
+		out, _ := io.ReadAll(res.Body)
 		return res, out
 	}
-	var described map[string]any
+	var described struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Headers map[string]json.RawMessage `json:"headers"`
+			} `json:"responses"`
+			Parameters []struct {
+				Name string `json:"name"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
 	if err := json.Unmarshal(OpenAPI(), &described); err != nil {
 		t.Fatal(err)
 	}
 	for _, tokened := range []bool{false, true} {
-		res, stored := send("POST", "/v1/episodes", "", `[{"user": "haruka", "user_text": "猫を飼い始めた", "reply_text": "いいね"}, {"id": "r1", "user": "haruka", "user_text": "犬も", "reply_text": "にぎやか"}]`)
+		res, b := send("POST", "/v1/episodes", "", `[{"user": "haruka", "user_text": "猫を飼い始めた", "reply_text": "いいね"}, {"id": "r1", "user": "haruka", "user_text": "犬も", "reply_text": "にぎやか"}]`)
 		if res.StatusCode != 200 {
-			t.Fatalf("storing haruka's episodes: %d %v", res.StatusCode, stored)
+			t.Fatalf("storing haruka's episodes: %d %s", res.StatusCode, b)
 		}
-		_, hold := send("POST", "/v1/users/haruka/hold", "", `{"seconds": 60}`)
+		stored := answerOf[Stored](t, b)
+		_, b = send("POST", "/v1/users/haruka/hold", "", `{"seconds": 60}`)
+		hold := answerOf[Hold](t, b)
 		token := ""
 		if tokened {
-			token = fmt.Sprint(hold["token"])
+			token = hold.Token
 		}
 		for _, rt := range routeTable() {
 			if rt.path == "/v1/users/{user}/hold" {
 				continue
 			}
-			path := strings.NewReplacer("{user}", "haruka", "{id}", fmt.Sprint(stored["ids"].([]any)[0]), "{external_id}", "r1").Replace(rt.path)
+			path := strings.NewReplacer("{user}", "haruka", "{id}", fmt.Sprint(stored.IDs[0]), "{external_id}", "r1").Replace(rt.path)
 			body := map[string]string{"Episodes": `[{"id": "r9", "user": "haruka", "user_text": "x", "reply_text": "y"}]`,
 				"RetrieveRequest": `{"text": "猫", "recent": []}`, "PackRequest": `{"text": "猫", "recent": []}`}[rt.body]
 			res, out := send(rt.method, path, token, body)
 			refused := res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != ""
-			op := described["paths"].(map[string]any)[rt.path].(map[string]any)[strings.ToLower(rt.method)].(map[string]any)
-			r503, _ := op["responses"].(map[string]any)["503"].(map[string]any)
-			headers, _ := r503["headers"].(map[string]any)
-			_, retryAfter := headers["Retry-After"]
+			op := described.Paths[rt.path][strings.ToLower(rt.method)]
+			_, retryAfter := op.Responses["503"].Headers["Retry-After"]
 			holdParam := false
-			params, _ := op["parameters"].([]any)
-			for _, p := range params {
-				holdParam = holdParam || p.(map[string]any)["name"] == HoldHeader
+			for _, p := range op.Parameters {
+				holdParam = holdParam || p.Name == HoldHeader
 			}
 			switch {
 			case tokened && refused:
-				t.Errorf("%s %s with the hold's token: %d %v", rt.method, rt.path, res.StatusCode, out)
+				t.Errorf("%s %s with the hold's token: %d %s", rt.method, rt.path, res.StatusCode, out)
 			case !tokened && refused != (retryAfter && holdParam):
 				t.Errorf("%s %s of a held person: %d (Retry-After %q); the description says 503 with Retry-After %v, X-Omoide-Hold %v",
 					rt.method, rt.path, res.StatusCode, res.Header.Get("Retry-After"), retryAfter, holdParam)
 			}
 		}
-		send("DELETE", "/v1/users/haruka/hold", fmt.Sprint(hold["token"]), "")
+		send("DELETE", "/v1/users/haruka/hold", hold.Token, "")
 	}
 }
 
@@ -282,8 +302,9 @@ func TestOpenAPIRanges(t *testing.T) {
 	srv := liveServer(t, Config{})
 	status := func(field string, v any) int {
 		t.Helper()
-		b, _ := json.Marshal(map[string]any{"user": "haruka", "text": "猫", "recent": []any{}, field: v})
-		res, err := http.Post(srv.URL+"/v1/retrieve", "application/json", bytes.NewReader(b))
+		value, _ := json.Marshal(v)
+		body := fmt.Sprintf(`{"user": "haruka", "text": "猫", "recent": [], %q: %s}`, field, value)
+		res, err := http.Post(srv.URL+"/v1/retrieve", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}

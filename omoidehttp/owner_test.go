@@ -96,9 +96,9 @@ func TestMisdirected(t *testing.T) {
 		{"POST", "/v1/episodes", false, rec(theirs)}, // unrouted: the body's person
 		{"POST", "/v1/users/" + theirs + "/episodes", false, rec(theirs)},
 		{"GET", "/v1/users/" + theirs + "/episodes", false, nil},
-		{"POST", "/v1/retrieve", true, map[string]any{"text": "猫"}},
-		{"POST", "/v1/retrieve", false, map[string]any{"user": theirs, "text": "猫"}},
-		{"POST", "/v1/pack", true, map[string]any{"text": "猫"}},
+		{"POST", "/v1/retrieve", true, map[string]string{"text": "猫"}},
+		{"POST", "/v1/retrieve", false, map[string]string{"user": theirs, "text": "猫"}},
+		{"POST", "/v1/pack", true, map[string]string{"text": "猫"}},
 		{"DELETE", "/v1/users/" + theirs, false, nil},
 	} {
 		var hdr http.Header
