@@ -111,6 +111,7 @@ type benchCluster struct {
 	proxy           localcluster.Proxy
 	proxyAddr       string
 	http            *http.Client
+	now             time.Time // the generated episodes' and the retrievals'
 }
 
 func (c *benchCluster) logf(format string, args ...any) {
@@ -139,46 +140,76 @@ func (c *benchCluster) waitUp(addr string) error {
 func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, clients int) (clusterFigures, error) {
 	f := clusterFigures{Nodes: nodes, People: people, Episodes: people * each}
 	c.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
+	c.now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := c.build(); err != nil {
 		return f, err
 	}
-	var err error
+	spare, err := c.start(nodes)
+	if err != nil {
+		return f, err
+	}
+	users, eps, err := c.writeAll(ctx, people, each, clients, &f)
+	if err != nil {
+		return f, err
+	}
+	oneAddr, err := c.oneNode(eps, &f)
+	if err != nil {
+		return f, err
+	}
+	if err := c.retrievals(ctx, users, oneAddr, queries, &f); err != nil {
+		return f, err
+	}
+	if err := c.addNode(ctx, spare, users, each, &f); err != nil {
+		return f, err
+	}
+	if err := c.restore(&f); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// start starts the nodes, each given the node list, and the proxy in front
+// of them; it returns the address kept for the node that joins later.
+func (c *benchCluster) start(nodes int) (spare string, err error) {
 	addrs := make([]string, nodes+1) // the last one joins later
 	for i := range addrs {
 		if addrs[i], err = localcluster.FreeAddr(); err != nil {
-			return f, err
+			return "", err
 		}
 	}
 	if c.proxyAddr, err = localcluster.FreeAddr(); err != nil {
-		return f, err
+		return "", err
 	}
 	admin, err := localcluster.FreeAddr()
 	if err != nil {
-		return f, err
+		return "", err
 	}
 	host, port, _ := net.SplitHostPort(c.proxyAddr)
 	c.proxy = localcluster.Proxy{Tools: c.tools, Config: "deploy/Caddyfile", Home: c.dir, Host: host, Port: port, Admin: admin}
 	c.peers = slices.Clone(addrs[:nodes])
 	for i, a := range c.peers {
 		if err := c.node(fmt.Sprintf("n%d", i+1), a, filepath.Join(c.dir, fmt.Sprintf("n%d", i+1), "memory.db")); err != nil {
-			return f, err
+			return "", err
 		}
 	}
 	if err := c.procs.Start("caddy", c.proxy.Run(c.peers)); err != nil {
-		return f, err
+		return "", err
 	}
 	if err := c.waitUp(c.proxyAddr); err != nil {
-		return f, err
+		return "", err
 	}
 	c.logf("%d nodes and the proxy up", nodes)
+	return addrs[nodes], nil
+}
 
-	// Write everyone through the proxy.
+// writeAll writes each person's generated episodes through the proxy, on
+// clients goroutines, and returns the people and their episodes.
+func (c *benchCluster) writeAll(ctx context.Context, people, each, clients int, f *clusterFigures) ([]string, []dataset.Episode, error) {
 	users := make([]string, people)
 	for i := range users {
 		users[i] = fmt.Sprintf("p%06d", i)
 	}
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	eps := newGenerator(1).episodes(people*each, users, now)
+	eps := newGenerator(1).episodes(people*each, users, c.now)
 	byUser := map[string][]dataset.Episode{}
 	for _, e := range eps {
 		byUser[e.User] = append(byUser[e.User], e)
@@ -187,42 +218,47 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 	if err := parallelDo(clients, users, func(u string) error {
 		return c.do(ctx, c.proxyAddr, http.MethodPost, "/v1/users/"+u+"/episodes", u, byUser[u], nil)
 	}); err != nil {
-		return f, fmt.Errorf("write through the proxy: %w", err)
+		return nil, nil, fmt.Errorf("write through the proxy: %w", err)
 	}
 	f.WriteSeconds = time.Since(start).Seconds()
 	c.logf("%d episodes written through the proxy in %.1f s", len(eps), f.WriteSeconds)
+	return users, eps, nil
+}
 
-	// One node holding everyone, for comparison.
+// oneNode starts one node holding everyone, built with omoide ingest, for
+// comparison, and returns its address.
+func (c *benchCluster) oneNode(eps []dataset.Episode, f *clusterFigures) (string, error) {
 	jsonl := filepath.Join(c.dir, "everyone.jsonl")
 	if err := writeJSONL(jsonl, eps); err != nil {
-		return f, err
+		return "", err
 	}
 	one := filepath.Join(c.dir, "one", "memory.db")
 	os.MkdirAll(filepath.Dir(one), 0o755)
-	start = time.Now()
+	start := time.Now()
 	if out, err := exec.Command(c.bin, "ingest", "-db", one, jsonl).CombinedOutput(); err != nil {
-		return f, fmt.Errorf("ingest the one node: %v\n%s", err, out)
+		return "", fmt.Errorf("ingest the one node: %v\n%s", err, out)
 	}
 	f.OneNodeIngestSeconds = time.Since(start).Seconds()
 	oneAddr, err := localcluster.FreeAddr()
 	if err != nil {
-		return f, err
+		return "", err
 	}
 	if err := c.procs.Start("one-serve", exec.Command(c.bin, "serve", "-db", one, "-addr", oneAddr, "-log-level", "warn")); err != nil {
-		return f, err
+		return "", err
 	}
-	if err := c.waitUp(oneAddr); err != nil {
-		return f, err
-	}
+	return oneAddr, c.waitUp(oneAddr)
+}
 
-	// Retrievals, the three ways alternated, one at a time, each person
-	// asked the three ways in a rotating order.
+// retrievals times queries retrievals each of three ways, alternated, one at
+// a time: through the proxy, straight to the person's node, and on the one
+// node holding everyone.
+func (c *benchCluster) retrievals(ctx context.Context, users []string, oneAddr string, queries int, f *clusterFigures) error {
 	g := newGenerator(2)
 	var proxy, direct, single []time.Duration
 	for i := range queries {
-		u := users[(i*7919)%people]
+		u := users[(i*7919)%len(users)]
 		text, _ := g.sentence()
-		body := map[string]any{"text": text, "now": now.Format(time.RFC3339), "recent": []any{}}
+		body := map[string]any{"text": text, "now": c.now.Format(time.RFC3339), "recent": []any{}}
 		ways := []struct {
 			addr string
 			out  *[]time.Duration
@@ -233,31 +269,56 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 			way := ways[(i+k)%len(ways)]
 			t0 := time.Now()
 			if err := c.do(ctx, way.addr, http.MethodPost, "/v1/users/"+u+"/retrieve", u, body, nil); err != nil {
-				return f, fmt.Errorf("retrieve %s at %s: %w", u, way.addr, err)
+				return fmt.Errorf("retrieve %s at %s: %w", u, way.addr, err)
 			}
 			*way.out = append(*way.out, time.Since(t0))
 		}
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	f.ProxyP50, f.ProxyP99 = ms(percentile(proxy, 50)), ms(percentile(proxy, 99))
-	f.DirectP50, f.DirectP99 = ms(percentile(direct, 50)), ms(percentile(direct, 99))
-	f.OneNodeP50, f.OneNodeP99 = ms(percentile(single, 50)), ms(percentile(single, 99))
+	f.ProxyP50, f.ProxyP99 = usMS(percentile(proxy, 50)), usMS(percentile(proxy, 99))
+	f.DirectP50, f.DirectP99 = usMS(percentile(direct, 50)), usMS(percentile(direct, 99))
+	f.OneNodeP50, f.OneNodeP99 = usMS(percentile(single, 50)), usMS(percentile(single, 99))
 	c.logf("retrieval p50: proxy %.2f ms, direct %.2f ms, one node %.2f ms", f.ProxyP50, f.DirectP50, f.OneNodeP50)
+	return nil
+}
 
-	// A node added with no window, its people read all along.
-	newAddr := addrs[nodes]
+// addNode adds a node at addr with no window: the people it takes are copied
+// to it (move -keep), the proxy reloaded with it, and they are moved; the
+// people it takes are read through the proxy all along.
+func (c *benchCluster) addNode(ctx context.Context, addr string, users []string, each int, f *clusterFigures) error {
 	old := slices.Clone(c.peers)
-	c.peers = append(c.peers, newAddr)
-	newName := fmt.Sprintf("n%d", nodes+1)
-	if err := c.node(newName, newAddr, filepath.Join(c.dir, newName, "memory.db")); err != nil {
-		return f, err
+	c.peers = append(c.peers, addr)
+	name := fmt.Sprintf("n%d", len(c.peers))
+	if err := c.node(name, addr, filepath.Join(c.dir, name, "memory.db")); err != nil {
+		return err
 	}
 	var taken []string
 	for _, u := range users {
-		if omoidehttp.Owner(c.peers, u) == newAddr {
+		if omoidehttp.Owner(c.peers, u) == addr {
 			taken = append(taken, u)
 		}
 	}
+	stop := c.readAll(ctx, taken, each, f)
+	start := time.Now()
+	if err := c.moveAll(old, addr, true); err != nil {
+		return err
+	}
+	f.MoveSeconds = time.Since(start).Seconds()
+	if out, err := c.proxy.Reload(c.peers).CombinedOutput(); err != nil {
+		return fmt.Errorf("caddy reload: %v\n%s", err, out)
+	}
+	if err := c.moveAll(old, addr, false); err != nil {
+		return err
+	}
+	stop()
+	f.MovePeople, f.MoveEpisodes = len(taken), len(taken)*each
+	c.logf("%s added: %d people copied in %.1f s; %d reads meanwhile, %d missed", name, f.MovePeople, f.MoveSeconds, f.MoveReads, f.MoveMisses)
+	return nil
+}
+
+// readAll reads the people's episodes through the proxy, one after the
+// other, round and round, counting the reads and those that missed (an
+// error, or not each episodes), until the function it returns is called.
+func (c *benchCluster) readAll(ctx context.Context, people []string, each int, f *clusterFigures) (stop func()) {
 	stopR, doneR := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(doneR)
@@ -267,7 +328,7 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 				return
 			default:
 			}
-			u := taken[i%len(taken)]
+			u := people[i%len(people)]
 			var page struct{ Episodes []json.RawMessage }
 			err := c.do(ctx, c.proxyAddr, http.MethodGet, "/v1/users/"+u+"/episodes", u, nil, &page)
 			f.MoveReads++
@@ -276,46 +337,40 @@ func (c *benchCluster) run(ctx context.Context, nodes, people, each, queries, cl
 			}
 		}
 	}()
-	moveAll := func(keep bool) error {
-		for _, a := range old {
-			args := []string{"move", "-from", "http://" + a, "-to", "http://" + newAddr, "-peers", strings.Join(c.peers, " ")}
-			if keep {
-				args = append(args, "-keep")
-			}
-			if out, err := exec.Command(c.bin, args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("move from %s: %v\n%s", a, err, out)
-			}
-		}
-		return nil
+	return func() {
+		close(stopR)
+		<-doneR
 	}
-	start = time.Now()
-	if err := moveAll(true); err != nil {
-		return f, err
-	}
-	f.MoveSeconds = time.Since(start).Seconds()
-	if out, err := c.proxy.Reload(c.peers).CombinedOutput(); err != nil {
-		return f, fmt.Errorf("caddy reload: %v\n%s", err, out)
-	}
-	if err := moveAll(false); err != nil {
-		return f, err
-	}
-	close(stopR)
-	<-doneR
-	f.MovePeople, f.MoveEpisodes = len(taken), len(taken)*each
-	c.logf("%s added: %d people copied in %.1f s; %d reads meanwhile, %d missed", newName, f.MovePeople, f.MoveSeconds, f.MoveReads, f.MoveMisses)
+}
 
-	// A node's restore from its replica.
+// moveAll moves the people the node at to owns now from each node of from
+// (copies them, with keep).
+func (c *benchCluster) moveAll(from []string, to string, keep bool) error {
+	for _, a := range from {
+		args := []string{"move", "-from", "http://" + a, "-to", "http://" + to, "-peers", strings.Join(c.peers, " ")}
+		if keep {
+			args = append(args, "-keep")
+		}
+		if out, err := exec.Command(c.bin, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("move from %s: %v\n%s", a, err, out)
+		}
+	}
+	return nil
+}
+
+// restore restores the first node from its replica.
+func (c *benchCluster) restore(f *clusterFigures) error {
 	n1 := filepath.Join(c.dir, "n1-replica")
 	fresh := filepath.Join(c.dir, "n1-restored.db")
-	start = time.Now()
+	start := time.Now()
 	if out, err := exec.Command(filepath.Join(c.tools, "litestream"), "restore", "-o", fresh, "file://"+n1).CombinedOutput(); err != nil {
-		return f, fmt.Errorf("litestream restore: %v\n%s", err, out)
+		return fmt.Errorf("litestream restore: %v\n%s", err, out)
 	}
 	f.RestoreSeconds = time.Since(start).Seconds()
 	if st, err := os.Stat(fresh); err == nil {
 		f.RestoreBytes = st.Size()
 	}
-	return f, nil
+	return nil
 }
 
 // build builds omoide when no binary was given.
@@ -334,6 +389,9 @@ func (c *benchCluster) build() error {
 func (c *benchCluster) do(ctx context.Context, addr, method, path, user string, body, out any) error {
 	return omoidehttp.Client{BaseURL: "http://" + addr, HTTP: c.http}.Do(ctx, method, path, omoidehttp.As(user), body, out)
 }
+
+// usMS is d in milliseconds, to the microsecond.
+func usMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // parallelDo runs fn on every item with n workers and returns the first error.
 func parallelDo(n int, items []string, fn func(string) error) error {

@@ -140,9 +140,8 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if k.count == 0 {
 			continue
 		}
-		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 		fmt.Fprintf(stdout, "| %s | %d | %.2f | %.2f | %.2f | %d |\n", name, k.count,
-			ms(percentile(k.lat, 50)), ms(percentile(k.lat, 99)), ms(slices.Max(k.lat)), k.errors)
+			usMS(percentile(k.lat, 50)), usMS(percentile(k.lat, 99)), usMS(slices.Max(k.lat)), k.errors)
 		if k.firstError != "" {
 			fmt.Fprintf(stderr, "bench load: first %s error: %s\n", name, k.firstError)
 		}
