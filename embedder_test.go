@@ -10,7 +10,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
-	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -144,7 +144,7 @@ func TestStaticEmbedderStore(t *testing.T) {
 		t.Error("the static model opened a store of hash vectors")
 	}
 	// Reembed moves it: the model opens it and finds the same episode.
-	if n, err := episode.Reembed(ctx, hashPath, model, 0, nil); err != nil || n != len(eps) {
+	if n, err := sqlite.Reembed(ctx, hashPath, model, 0, nil); err != nil || n != len(eps) {
 		t.Fatalf("Reembed = %d, %v", n, err)
 	}
 	mem, err = omoide.Open(ctx, omoide.Config{Path: hashPath, Embedder: model})

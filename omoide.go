@@ -21,6 +21,7 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -56,15 +57,15 @@ type Config struct {
 	// overrides it for one retrieval.
 	Location *time.Location
 	// IndexMin and IndexCapacity size the in-memory vector indexes (see
-	// episode.Options): the store decides how to scan. IndexMin 0 means the
+	// sqlite.Options): the store decides how to scan. IndexMin 0 means the
 	// preset's (the reference scans exactly); IndexCapacity 0 the episode
 	// package's default.
 	IndexMin, IndexCapacity int
 	// ReadOnly opens an existing store for retrievals and reads only (a
 	// read-only file or directory, a backup copy): nothing is written, and
-	// Add, Delete and Forget return episode.ErrReadOnly.
+	// Add, Delete and Forget return sqlite.ErrReadOnly.
 	ReadOnly bool
-	// CheckpointWait is episode.Options.CheckpointWait: how long a removal's
+	// CheckpointWait is sqlite.Options.CheckpointWait: how long a removal's
 	// checkpoint waits for readers of the log (0: the default, 200 ms;
 	// negative: no wait, as beside Litestream).
 	CheckpointWait time.Duration
@@ -91,10 +92,10 @@ func NewHashEmbedder(dim int) (*embed.Hash, error) {
 type Preset struct {
 	Retriever retriever.Options
 	Analyzer  tokenize.Analyzer
-	// IndexMin is the store's episode.Options.IndexMin: -1 for the
+	// IndexMin is the store's sqlite.Options.IndexMin: -1 for the
 	// reference, whose design scans vec0 exactly, query by query; 0 (the
 	// episode package's default: a person's vectors in memory from
-	// episode.DefaultIndexMin episodes on) for the default.
+	// sqlite.DefaultIndexMin episodes on) for the default.
 	IndexMin int
 	Pack     memorypack.Options
 }
@@ -116,7 +117,7 @@ func LookupPreset(name string) (Preset, error) {
 // Memory is a person-partitioned episode memory: a store, a retriever over it
 // and the evidence rendering. It is safe for concurrent use.
 type Memory struct {
-	Store     *episode.Store
+	Store     *sqlite.Store
 	Retriever *retriever.Retriever
 	Pack      memorypack.Options
 }
@@ -144,10 +145,10 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 	if cfg.Embedder == nil {
 		cfg.Embedder = DefaultEmbedder()
 	}
-	if cfg.Analyzer == nil && episode.Exists(cfg.Path) {
+	if cfg.Analyzer == nil && sqlite.Exists(cfg.Path) {
 		analyzer = nil // an existing store keeps the analyzer it was built with
 	}
-	store, err := episode.Open(ctx, cfg.Path, episode.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
+	store, err := sqlite.Open(ctx, cfg.Path, sqlite.Options{Embedder: cfg.Embedder, Analyzer: analyzer,
 		IndexMin: cmp.Or(cfg.IndexMin, p.IndexMin), IndexCapacity: cfg.IndexCapacity, ReadOnly: cfg.ReadOnly,
 		CheckpointWait: cfg.CheckpointWait})
 	if err != nil {
@@ -164,27 +165,27 @@ func Open(ctx context.Context, cfg Config) (*Memory, error) {
 // Close closes the store.
 func (m *Memory) Close() error { return m.Store.Close() }
 
-// Add stores episodes (see episode.Store.Add).
+// Add stores episodes (see sqlite.Store.Add).
 func (m *Memory) Add(ctx context.Context, eps ...episode.Episode) ([]int64, error) {
 	return m.Store.Add(ctx, eps)
 }
 
 // Update stores episodes as Add does, except that one whose (User,
 // ExternalID) is stored with other content replaces it: its texts analyzed
-// and embedded again, the old version erased (episode.Store.Update). Add
+// and embedded again, the old version erased (sqlite.Store.Update). Add
 // returns episode.ErrConflict for such an episode.
 func (m *Memory) Update(ctx context.Context, eps ...episode.Episode) ([]int64, error) {
 	return m.Store.Update(ctx, eps)
 }
 
 // Put stores episodes as Add does, or as Update does when replace, and says
-// how many were added, replaced or already present (episode.Store.Put).
+// how many were added, replaced or already present (sqlite.Store.Put).
 func (m *Memory) Put(ctx context.Context, replace bool, eps ...episode.Episode) (episode.PutResult, error) {
 	return m.Store.Put(ctx, eps, replace)
 }
 
 // Delete removes the episodes with the given ids and erases their texts from
-// the store's file and its write-ahead log (episode.Store.Delete); it
+// the store's file and its write-ahead log (sqlite.Store.Delete); it
 // returns how many existed.
 func (m *Memory) Delete(ctx context.Context, ids ...int64) (int, error) {
 	return m.Store.Delete(ctx, ids...)
@@ -192,20 +193,20 @@ func (m *Memory) Delete(ctx context.Context, ids ...int64) (int, error) {
 
 // Forget removes every episode of user and erases the person's texts and
 // name from the store's file and its write-ahead log
-// (episode.Store.DeleteUser), a person's request to be forgotten.
-func (m *Memory) Forget(ctx context.Context, user string) (episode.Erased, error) {
+// (sqlite.Store.DeleteUser), a person's request to be forgotten.
+func (m *Memory) Forget(ctx context.Context, user string) (sqlite.Erased, error) {
 	return m.Store.DeleteUser(ctx, user)
 }
 
 // Export writes every episode of user to w as the JSON Lines that ingest
-// reads (episode.Store.Export), for the person to take their memory
+// reads (sqlite.Store.Export), for the person to take their memory
 // elsewhere or an operator to move them; it returns how many it wrote.
 func (m *Memory) Export(ctx context.Context, user string, w io.Writer) (int, error) {
 	return m.Store.Export(ctx, user, w)
 }
 
 // Backup writes a consistent copy of the store to path, a new file, while it
-// is in use (episode.Store.Backup).
+// is in use (sqlite.Store.Backup).
 func (m *Memory) Backup(ctx context.Context, path string) error {
 	return m.Store.Backup(ctx, path)
 }

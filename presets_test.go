@@ -11,20 +11,21 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/retriever"
 )
 
 // TestPresetIndexMin: the store decides how to scan, and the preset decides
 // the store. A reference memory scans vec0 exactly however many episodes a
 // person has (Preset.IndexMin -1), so each candidate's cosine is the exact one;
-// the default memory searches a person of more than episode.DefaultIndexMin
+// the default memory searches a person of more than sqlite.DefaultIndexMin
 // episodes in memory over quantized codes, whose cosines are close but not
 // exact.
 func TestPresetIndexMin(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC)
 	var eps []episode.Episode
-	for i := range episode.DefaultIndexMin + 44 {
+	for i := range sqlite.DefaultIndexMin + 44 {
 		eps = append(eps, episode.Episode{User: "u", UserText: fmt.Sprintf("%d日目は駅前の店でラーメンを%d杯食べた", i, i%7),
 			ReplyText: "いいね", OccurredAt: now.Add(-time.Duration(i) * time.Hour)})
 	}

@@ -1,7 +1,10 @@
 // Package episode defines the episode — one exchange between a person and the
-// companion — and Store, its SQLite home: an episodes table, an FTS5 index of
-// the analyzed text and a sqlite-vec vec0 index of the embeddings, kept
-// together in one transaction.
+// companion — and what is said of it without a database: its kinds, states
+// and sensitivities and their names, the rule for a person's name, the
+// record that ingest, export and the HTTP API exchange, the filter a search
+// applies and a search's hit. It imports no SQLite: its store is package
+// episode/sqlite, and the packages that only read episodes (transcript,
+// ingest, retriever) build without cgo.
 package episode
 
 import (

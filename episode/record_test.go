@@ -1,12 +1,15 @@
-package episode
+package episode_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/omoide/omoide/episode"
 )
 
 // TestRecordEpisode: the one record reads back what RecordOf writes, takes
@@ -15,16 +18,16 @@ import (
 func TestRecordEpisode(t *testing.T) {
 	at := time.Date(2025, 6, 1, 12, 30, 0, 0, time.UTC)
 	now := time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)
-	e := Episode{ID: 7, User: "u", ExternalID: "x1", UserText: "hi", ReplyText: "hello", OccurredAt: at, Source: "chat",
-		Kind: KindFact, State: StateValidated, Sensitivity: SensitivityPrivate}
-	b, err := json.Marshal(RecordOf(e))
+	e := episode.Episode{ID: 7, User: "u", ExternalID: "x1", UserText: "hi", ReplyText: "hello", OccurredAt: at, Source: "chat",
+		Kind: episode.KindFact, State: episode.StateValidated, Sensitivity: episode.SensitivityPrivate}
+	b, err := json.Marshal(episode.RecordOf(e))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(b), "external_id") {
 		t.Errorf("export writes %s: want the id once, as \"id\"", b)
 	}
-	var r Record
+	var r episode.Record
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -34,18 +37,18 @@ func TestRecordEpisode(t *testing.T) {
 		t.Errorf("round trip: %+v, %v; want %+v", got, err, e)
 	}
 	cases := []struct {
-		rec     Record
+		rec     episode.Record
 		now     time.Time
 		wantExt string
 		wantAt  time.Time
 		err     string
 	}{
-		{Record{ExternalID: "e", User: "u", UserText: "a", OccurredAt: at}, time.Time{}, "e", at, ""},
-		{Record{ID: "e", ExternalID: "e", User: "u", UserText: "a", OccurredAt: at}, time.Time{}, "e", at, ""},
-		{Record{ID: "a", ExternalID: "b", User: "u", UserText: "a", OccurredAt: at}, now, "", time.Time{}, `id "a" and external_id "b" differ`},
-		{Record{ID: "e", User: "u", UserText: "a"}, now, "e", now, ""},
-		{Record{ID: "e", User: "u", UserText: "a"}, time.Time{}, "", time.Time{}, "occurred"},
-		{Record{ID: "e", UserText: "a", OccurredAt: at}, now, "", time.Time{}, "user"},
+		{episode.Record{ExternalID: "e", User: "u", UserText: "a", OccurredAt: at}, time.Time{}, "e", at, ""},
+		{episode.Record{ID: "e", ExternalID: "e", User: "u", UserText: "a", OccurredAt: at}, time.Time{}, "e", at, ""},
+		{episode.Record{ID: "a", ExternalID: "b", User: "u", UserText: "a", OccurredAt: at}, now, "", time.Time{}, `id "a" and external_id "b" differ`},
+		{episode.Record{ID: "e", User: "u", UserText: "a"}, now, "e", now, ""},
+		{episode.Record{ID: "e", User: "u", UserText: "a"}, time.Time{}, "", time.Time{}, "occurred"},
+		{episode.Record{ID: "e", UserText: "a", OccurredAt: at}, now, "", time.Time{}, "user"},
 	}
 	for _, c := range cases {
 		got, err := c.rec.Episode(c.now)
@@ -65,7 +68,7 @@ func TestRecordEpisode(t *testing.T) {
 // line over MaxRecordLine is read past without being held, and what Export
 // writes reads back.
 func TestReadRecords(t *testing.T) {
-	long := `{"id": "x", "user_text": "` + strings.Repeat("あ", MaxRecordLine/3+1) + `"}`
+	long := `{"id": "x", "user_text": "` + strings.Repeat("あ", episode.MaxRecordLine/3+1) + `"}`
 	in := strings.Join([]string{
 		`{"id": "a", "user": "u", "user_text": "hi", "occurred_at": "2025-06-01T12:00:00Z"}`,
 		``,
@@ -76,7 +79,7 @@ func TestReadRecords(t *testing.T) {
 		`  {"id": "d", "user": "u", "kind": "fact"}  `,
 	}, "\n")
 	var got []string
-	err := ReadRecords(ctx, strings.NewReader(in), func(line int, r Record, err error) error {
+	err := episode.ReadRecords(context.Background(), strings.NewReader(in), func(line int, r episode.Record, err error) error {
 		if err != nil {
 			got = append(got, fmt.Sprintf("%d error %.30s", line, err))
 		} else {
@@ -97,7 +100,7 @@ func TestReadRecords(t *testing.T) {
 	}
 	stop := errors.New("stop")
 	calls := 0
-	if err := ReadRecords(ctx, strings.NewReader(in), func(int, Record, error) error { calls++; return stop }); err != stop || calls != 1 {
+	if err := episode.ReadRecords(context.Background(), strings.NewReader(in), func(int, episode.Record, error) error { calls++; return stop }); err != stop || calls != 1 {
 		t.Errorf("fn's error: %v after %d calls, want it at once", err, calls)
 	}
 }

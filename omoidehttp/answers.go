@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/wire"
 )
 
@@ -59,8 +60,8 @@ type EpisodePage struct {
 // People answers GET /v1/users: one page of the node's people with their
 // episode counts; Next, the ?after= of the next page, is nil on the last.
 type People struct {
-	Users []episode.Person `json:"users"`
-	Next  *string          `json:"next,omitempty"`
+	Users []sqlite.Person `json:"users"`
+	Next  *string         `json:"next,omitempty"`
 }
 
 // Node answers GET /v1/node: the node's name (Config.Node).

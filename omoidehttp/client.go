@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 )
 
 // Client calls a node that serves this API. Its zero value with a BaseURL
@@ -99,8 +100,8 @@ func (c Client) Episodes(ctx context.Context, user string) ([]episode.Record, er
 
 // People returns every person of the node with their episode counts, page
 // by page (GET /v1/users).
-func (c Client) People(ctx context.Context) ([]episode.Person, error) {
-	return pages(ctx, c, "/v1/users", func(p *People) ([]episode.Person, string) {
+func (c Client) People(ctx context.Context) ([]sqlite.Person, error) {
+	return pages(ctx, c, "/v1/users", func(p *People) ([]sqlite.Person, string) {
 		if p.Next == nil {
 			return p.Users, ""
 		}

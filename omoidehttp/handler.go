@@ -20,6 +20,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/strictjson"
 )
 
@@ -307,7 +308,7 @@ func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = he.status, he.msg
 	case errors.Is(err, episode.ErrConflict):
 		status = http.StatusConflict
-	case errors.Is(err, episode.ErrReadOnly):
+	case errors.Is(err, sqlite.ErrReadOnly):
 		status = http.StatusForbidden
 	case errors.As(err, &mbe):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)

@@ -3,7 +3,7 @@ package omoidehttp
 import (
 	"net/http"
 
-	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/wire"
 )
 
@@ -45,7 +45,7 @@ func (s *Handler) listPeople(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	out := People{Users: people}
 	if people == nil {
-		out.Users = []episode.Person{}
+		out.Users = []sqlite.Person{}
 	}
 	if len(people) == limit {
 		out.Next = &people[len(people)-1].User

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 )
 
 // Owner returns the node of peers that owns user: the one a proxy hashing
@@ -64,7 +64,7 @@ func CheckPeers(peers []string, upstream string) error {
 // changed. They stay reachable here for export, forget and omoide move
 // (Handler.person); their retrievals and writes go to their owner, which
 // does not hold them until they are moved. 0 without peers.
-func Unowned(ctx context.Context, store *episode.Store, peers []string, upstream string) (int, error) {
+func Unowned(ctx context.Context, store *sqlite.Store, peers []string, upstream string) (int, error) {
 	if len(peers) == 0 {
 		return 0, nil
 	}

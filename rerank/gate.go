@@ -19,7 +19,7 @@ import "fmt"
 // of a memory without a Caroline) injects nothing, whatever the candidates
 // cover: the memory cannot be about it, and the words around a name
 // ("research", "camping") are what every memory shares. The caller looks the
-// names up (tokenize.NameFinder, episode.Store.Holds).
+// names up (tokenize.NameFinder, sqlite.Store.Holds).
 type Gate struct {
 	MinCoverage  float64
 	MinCosine    float64

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -35,7 +36,7 @@ func BenchmarkRetrieve(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := episode.Open(ctx, filepath.Join(b.TempDir(), "omoide.db"), episode.Options{Embedder: h, Analyzer: preset.a, IndexMin: preset.indexMin})
+			s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "omoide.db"), sqlite.Options{Embedder: h, Analyzer: preset.a, IndexMin: preset.indexMin})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/omoide/omoide/embed"
-	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -39,7 +39,7 @@ func TestDecisionSuitsTheEmbedder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := episode.Open(ctx, filepath.Join(t.TempDir(), "d.db"), episode.Options{Embedder: h})
+		s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "d.db"), sqlite.Options{Embedder: h})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ import (
 	"github.com/omoide/omoide/tokenize"
 )
 
-// Store is what a Retriever needs of an episode store; *episode.Store is one.
+// Store is what a Retriever needs of an episode store; *sqlite.Store is one.
 type Store interface {
 	Embedder() embed.Embedder
 	Analyzer() tokenize.Analyzer

@@ -12,6 +12,7 @@ import (
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -23,13 +24,13 @@ var (
 	now = time.Date(2025, 12, 21, 11, 0, 0, 0, time.UTC)
 )
 
-func newStore(t testing.TB, a tokenize.Analyzer) *episode.Store {
+func newStore(t testing.TB, a tokenize.Analyzer) *sqlite.Store {
 	t.Helper()
 	h, err := embed.NewHash(embed.HashOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := episode.Open(ctx, filepath.Join(t.TempDir(), "omoide.db"), episode.Options{Embedder: h, Analyzer: a})
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omoide.db"), sqlite.Options{Embedder: h, Analyzer: a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func newStore(t testing.TB, a tokenize.Analyzer) *episode.Store {
 	return s
 }
 
-func add(t testing.TB, s *episode.Store, eps ...episode.Episode) []int64 {
+func add(t testing.TB, s *sqlite.Store, eps ...episode.Episode) []int64 {
 	t.Helper()
 	ids, err := s.Add(ctx, eps)
 	if err != nil {
@@ -59,7 +60,7 @@ func newRetriever(t testing.TB, s retriever.Store, o retriever.Options) *retriev
 	return r
 }
 
-func seed(t testing.TB, s *episode.Store) []int64 {
+func seed(t testing.TB, s *sqlite.Store) []int64 {
 	return add(t, s,
 		ep("haruka", "駅前の新しいラーメン屋で味噌ラーメンを食べたよ", "いいね！濃厚だった？", 40),
 		ep("haruka", "膝が痛くて今日のジョギングは休んだ", "無理しないでね。病院には行った？", 30),
@@ -415,7 +416,7 @@ func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 }
 
 type storeWithEmbedder struct {
-	*episode.Store
+	*sqlite.Store
 	e embed.Embedder
 }
 
@@ -887,7 +888,7 @@ func TestLangReachesTimeWindows(t *testing.T) {
 // commonTerms reports some terms as held by many episodes of a store of
 // 100,000, mine of them the person's.
 type commonTerms struct {
-	*episode.Store
+	*sqlite.Store
 	common map[string]int
 	mine   int
 }

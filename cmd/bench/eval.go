@@ -20,6 +20,7 @@ import (
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -178,7 +179,7 @@ func subsample[T any](xs []T, limit int, seed uint64) []T {
 type suiteStores struct {
 	dir      string
 	indexMin int // the -index-min flag
-	stores   map[storeKey]*episode.Store
+	stores   map[storeKey]*sqlite.Store
 	ingest   map[string]time.Duration // by analyzer name
 }
 
@@ -191,7 +192,7 @@ type storeKey struct {
 
 // of returns the store that configuration c retrieves from: its analyzer's,
 // opened with its preset's IndexMin (or -index-min).
-func (s *suiteStores) of(c config) *episode.Store {
+func (s *suiteStores) of(c config) *sqlite.Store {
 	return s.stores[storeKey{c.Analyzer, c.storeIndexMin(s.indexMin)}]
 }
 
@@ -272,7 +273,7 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 	if err != nil {
 		return nil, err
 	}
-	ss := &suiteStores{dir: dir, indexMin: ef.indexMin, stores: map[storeKey]*episode.Store{}, ingest: map[string]time.Duration{}}
+	ss := &suiteStores{dir: dir, indexMin: ef.indexMin, stores: map[storeKey]*sqlite.Store{}, ingest: map[string]time.Duration{}}
 	errs := make([]error, len(cached))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -286,7 +287,7 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 		wg.Go(func() {
 			t := time.Now()
 			for j, m := range mins {
-				st, err := episode.Open(ctx, filepath.Join(dir, a.Name()+".db"), episode.Options{Embedder: embedder, Analyzer: a, IndexMin: m})
+				st, err := sqlite.Open(ctx, filepath.Join(dir, a.Name()+".db"), sqlite.Options{Embedder: embedder, Analyzer: a, IndexMin: m})
 				if err != nil {
 					errs[i] = err
 					return

@@ -20,6 +20,7 @@ import (
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
@@ -587,7 +588,7 @@ func measurePreset(ctx context.Context, path, preset string, opts *retriever.Opt
 		return m, err
 	}
 	if eps == nil { // -reuse
-		if !episode.Exists(path) {
+		if !sqlite.Exists(path) {
 			return m, fmt.Errorf("-reuse: no store at %s: run once without -reuse and with this -dir first", path)
 		}
 		fmt.Fprintf(log, "  %s: answering from %s (no ingest)\n", preset, path)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/embed"
-	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
@@ -185,7 +185,7 @@ func (t *training) suiteQueries(ctx context.Context, dir string, stderr io.Write
 		split = "person"
 	}
 	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people), split)
-	return retrieveEach(ctx, s, t.cfg, &t.f, t.emb, nil, stderr, func(_ *episode.Store, i int, res retriever.Result) (trainQuery, error) {
+	return retrieveEach(ctx, s, t.cfg, &t.f, t.emb, nil, stderr, func(_ *sqlite.Store, i int, res retriever.Result) (trainQuery, error) {
 		return t.query(s.Name, s.Queries[i], byPerson, res), nil
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
@@ -54,7 +55,7 @@ func (f *suiteFlags) oneConfig(mode string) (config, error) {
 // each result into a T with fn (called concurrently, with the store), and
 // closes the store. It returns the Ts in the queries' order.
 func retrieveEach[T any](ctx context.Context, s *dataset.Suite, cfg config, f *suiteFlags, emb embed.Embedder, distractors []episode.Episode,
-	log io.Writer, fn func(st *episode.Store, i int, res retriever.Result) (T, error)) ([]T, error) {
+	log io.Writer, fn func(st *sqlite.Store, i int, res retriever.Result) (T, error)) ([]T, error) {
 	out := make([]T, len(s.Queries))
 	errs := make([]error, len(s.Queries))
 	err := func() error {
@@ -84,14 +85,14 @@ type tuneQuery struct {
 	relevant map[string]bool
 	ranked   []rerank.Scored
 	ext      map[int64]string   // the candidates' external ids
-	adj      map[int64][2]int64 // each candidate's neighbours in the person's timeline (episode.Store.Adjacent)
+	adj      map[int64][2]int64 // each candidate's neighbours in the person's timeline (sqlite.Store.Adjacent)
 	unknown  []string           // the message's names the memory never held (the names gate)
 	live     []string           // the live picks' external ids
 }
 
 // newTuneQuery records a live retrieval (made WithCandidates) of q, and the
 // candidates' neighbours when the ranking raises them.
-func newTuneQuery(ctx context.Context, s *episode.Store, suite string, q dataset.Query, res retriever.Result, o rerank.Options) (tuneQuery, error) {
+func newTuneQuery(ctx context.Context, s *sqlite.Store, suite string, q dataset.Query, res retriever.Result, o rerank.Options) (tuneQuery, error) {
 	tq := tuneQuery{suite: suite, relevant: map[string]bool{}, ranked: res.Ranked, ext: map[int64]string{}, unknown: res.Trace.UnknownNames}
 	for _, id := range q.Relevant {
 		tq.relevant[id] = true
@@ -429,7 +430,7 @@ func (t *tuning) load(ctx context.Context, dir string, stderr io.Writer) error {
 	t.suiteNames = append(t.suiteNames, s.Name)
 	fmt.Fprintf(stderr, "%s: %d episodes, %d queries\n", s.Name, len(s.Episodes), len(s.Queries))
 	ro := t.cfg.Opts.Rank
-	qs, err := retrieveEach(ctx, s, t.cfg, &t.f, t.emb, t.distractors, stderr, func(st *episode.Store, i int, res retriever.Result) (tuneQuery, error) {
+	qs, err := retrieveEach(ctx, s, t.cfg, &t.f, t.emb, t.distractors, stderr, func(st *sqlite.Store, i int, res retriever.Result) (tuneQuery, error) {
 		return newTuneQuery(ctx, st, s.Name, s.Queries[i], res, ro)
 	})
 	if err != nil {

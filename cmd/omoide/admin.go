@@ -15,6 +15,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
@@ -97,7 +98,7 @@ func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // openPersonStore parses the flags of a command about one person (-user,
 // required) and opens the store.
-func (sc *storeConfig) openPersonStore(ctx context.Context, fs *flag.FlagSet, args []string, user *string) (*episode.Store, error) {
+func (sc *storeConfig) openPersonStore(ctx context.Context, fs *flag.FlagSet, args []string, user *string) (*sqlite.Store, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ as it is: nothing can be erased again.
 		return fmt.Errorf("%w: -readonly: restore replaces the store", errUsage)
 	}
 	start := time.Now()
-	r, err := episode.Restore(ctx, *from, sc.db)
+	r, err := sqlite.Restore(ctx, *from, sc.db)
 	if err != nil {
 		return err
 	}
@@ -306,7 +307,7 @@ the new embedder flags.
 func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reembed", stderr)
 	sc := addStoreFlags(fs)
-	batch := fs.Int("batch", episode.DefaultReembedBatch, "episodes per embedder call")
+	batch := fs.Int("batch", sqlite.DefaultReembedBatch, "episodes per embedder call")
 	showProgress := fs.Bool("progress", false, "draw the progress bar on stderr even when it is not a terminal")
 	setUsage(fs, "omoide reembed [flags]", reembedDescription)
 	if err := parse(fs, args); err != nil {
@@ -326,11 +327,11 @@ func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	old := "unknown"
-	if m, err := episode.ReadMeta(ctx, sc.db); err == nil {
+	if m, err := sqlite.ReadMeta(ctx, sc.db); err == nil {
 		old = m.Embedder.String()
 	}
 	n, elapsed, err := cli.WithProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
-		return episode.Reembed(ctx, sc.db, e, *batch, progress)
+		return sqlite.Reembed(ctx, sc.db, e, *batch, progress)
 	})
 	if err != nil {
 		return err
@@ -422,7 +423,7 @@ old analyzer: stop it first.
 			return err
 		}
 		n, elapsed, err := cli.WithProgress(stderr, *showProgress, func(progress func(done, total int)) (int, error) {
-			return episode.Reanalyze(ctx, sc.db, a, progress)
+			return sqlite.Reanalyze(ctx, sc.db, a, progress)
 		})
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -241,7 +242,7 @@ func TestIngestTranscript(t *testing.T) {
 func storedEpisodes(t *testing.T, db, user string) []episode.Episode {
 	t.Helper()
 	ctx := context.Background()
-	st, err := episode.Open(ctx, db, episode.Options{})
+	st, err := sqlite.Open(ctx, db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +387,7 @@ func TestRetrieve(t *testing.T) {
 func TestStatsDeleteForget(t *testing.T) {
 	db, _ := newTestStore(t)
 	out := mustRun(t, "stats", "-db", db)
-	for _, want := range []string{fmt.Sprintf("schema         %d", episode.SchemaVersion), "embedder       hash-v1+w/256", "analyzer       cjk", "episodes       5", "users          2",
+	for _, want := range []string{fmt.Sprintf("schema         %d", sqlite.SchemaVersion), "embedder       hash-v1+w/256", "analyzer       cjk", "episodes       5", "users          2",
 		"fts rows       5", "vector rows    5", "rows           consistent", "file size"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stats lacks %q:\n%s", want, out)
@@ -783,7 +784,7 @@ func TestCheckAndReindex(t *testing.T) {
 		t.Fatalf("check: %q", out)
 	}
 	// Lose an FTS row behind the store's back.
-	store, err := episode.Open(context.Background(), db, episode.Options{Embedder: omoide.DefaultEmbedder()})
+	store, err := sqlite.Open(context.Background(), db, sqlite.Options{Embedder: omoide.DefaultEmbedder()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -807,7 +808,7 @@ func TestCheckAndReindex(t *testing.T) {
 	// fails the check.
 	setMeta := func(key, value string) {
 		t.Helper()
-		store, err := episode.Open(context.Background(), db, episode.Options{})
+		store, err := sqlite.Open(context.Background(), db, sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -127,7 +128,7 @@ func (c *storeConfig) validate() error {
 
 // mustExist reports an error when there is no store at the configured path.
 func (c *storeConfig) mustExist() error {
-	if !episode.Exists(c.db) {
+	if !sqlite.Exists(c.db) {
 		return fmt.Errorf("no store at %s (create one with \"omoide ingest\", or name it with -db or %s)", c.db, envDB)
 	}
 	return nil
@@ -217,7 +218,7 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	}
 	mem, err := omoide.Open(ctx, cfg)
 	if err != nil {
-		if m, rerr := episode.ReadMeta(ctx, c.db); rerr == nil && m.Embedder != e.Identity() {
+		if m, rerr := sqlite.ReadMeta(ctx, c.db); rerr == nil && m.Embedder != e.Identity() {
 			err = fmt.Errorf("%w\n(the flags describe the embedder %s; %s, or change the store's embedder with \"omoide reembed\")",
 				err, e.Identity(), cli.FlagsFor(m.Embedder))
 		}
@@ -230,20 +231,20 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 // (stats, delete, forget) with the embedder identity the store recorded, so
 // that these commands need no embedder flags; when the store records none it
 // falls back to the flags.
-func (c *storeConfig) openStore(ctx context.Context) (*episode.Store, error) {
+func (c *storeConfig) openStore(ctx context.Context) (*sqlite.Store, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
 	if err := c.mustExist(); err != nil {
 		return nil, err
 	}
-	s, err := episode.Open(ctx, c.db, episode.Options{ReadOnly: c.readOnly})
-	if errors.Is(err, episode.ErrNoEmbedder) {
+	s, err := sqlite.Open(ctx, c.db, sqlite.Options{ReadOnly: c.readOnly})
+	if errors.Is(err, sqlite.ErrNoEmbedder) {
 		e, eerr := c.emb.Embedder()
 		if eerr != nil {
 			return nil, eerr
 		}
-		return episode.Open(ctx, c.db, episode.Options{Embedder: e, ReadOnly: c.readOnly})
+		return sqlite.Open(ctx, c.db, sqlite.Options{Embedder: e, ReadOnly: c.readOnly})
 	}
 	return s, err
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/ingest"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -100,10 +101,10 @@ func runLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	} else {
-		if !episode.Exists(*db) {
+		if !sqlite.Exists(*db) {
 			return fmt.Errorf("no store at %s: name a store with -db or %s, or files to learn from", *db, envDB)
 		}
-		store, err := episode.Open(ctx, *db, episode.Options{ReadOnly: true}) // nil embedder: it embeds nothing
+		store, err := sqlite.Open(ctx, *db, sqlite.Options{ReadOnly: true}) // nil embedder: it embeds nothing
 		if err != nil {
 			return err
 		}
@@ -220,7 +221,7 @@ const storePage = 1000
 
 // readStore reads every person's episodes of store into the sink, page by
 // page, in the store's order.
-func (s *learnSink) readStore(ctx context.Context, store *episode.Store) error {
+func (s *learnSink) readStore(ctx context.Context, store *sqlite.Store) error {
 	for after := ""; ; {
 		people, err := store.People(ctx, after, storePage)
 		if err != nil {

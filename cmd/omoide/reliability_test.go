@@ -23,6 +23,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/retriever"
@@ -614,7 +615,7 @@ func TestFailingEmbedderIngestAndReembed(t *testing.T) {
 
 	// A hash store with two episodes that lost their vectors.
 	db, _ = newTestStore(t)
-	store, err := episode.Open(context.Background(), db, episode.Options{Embedder: omoide.DefaultEmbedder()})
+	store, err := sqlite.Open(context.Background(), db, sqlite.Options{Embedder: omoide.DefaultEmbedder()})
 	if err != nil {
 		t.Fatal(err)
 	}

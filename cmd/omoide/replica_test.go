@@ -18,6 +18,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 )
 
 // replicaHolds reports which files under the roots hold any of secrets in
@@ -88,7 +89,7 @@ func TestReplicaForgets(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, replica := filepath.Join(dir, "memory.db"), filepath.Join(dir, "replica")
-	store, err := episode.Open(ctx, db, episode.Options{Embedder: omoide.DefaultEmbedder(), CheckpointWait: -1})
+	store, err := sqlite.Open(ctx, db, sqlite.Options{Embedder: omoide.DefaultEmbedder(), CheckpointWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

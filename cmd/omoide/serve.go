@@ -13,6 +13,7 @@ import (
 
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
 )
@@ -43,7 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	strategy := fs.String("strategy", "quote_key_parts", "the default /v1/pack strategy: quote_key_parts, summarize or full")
 	tz := fs.String("tz", "Local", "the people's default time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and /v1/pack dates")
 	logLevel := fs.String("log-level", "info", "the log `level`: debug, info, warn or error")
-	checkpointWait := fs.Duration("checkpoint-wait", episode.DefaultCheckpointWait, "how long a removal's checkpoint waits for readers of the log; 0: no wait (beside Litestream, which always holds one: docs/scale-out.md)")
+	checkpointWait := fs.Duration("checkpoint-wait", sqlite.DefaultCheckpointWait, "how long a removal's checkpoint waits for readers of the log; 0: no wait (beside Litestream, which always holds one: docs/scale-out.md)")
 	maxReqSens := fs.String("max-request-sensitivity", "normal", "the most private `level` a retrieval or pack returns, whatever the preset and the request's \"filter\" (which may ask up to it): normal, private or secret")
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	peers := fs.String("peers", os.Getenv(envNodes), "the proxy's node `list`, as its upstreams write them (\"127.0.0.1:9001 127.0.0.1:9002\"; env "+envNodes+", as deploy/Caddyfile reads it): answer 421 for a person another node owns")

@@ -18,6 +18,7 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/rerank"
@@ -423,7 +424,7 @@ func TestServeEndToEnd(t *testing.T) {
 	lateID := int64(late.out["ids"].([]any)[0].(float64))
 
 	// Reopen the store: the late write is there.
-	store, err := episode.Open(context.Background(), db, episode.Options{})
+	store, err := sqlite.Open(context.Background(), db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"cmp"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/retriever"
 )
 
@@ -30,7 +31,7 @@ func PackOf(section string, res retriever.Result) Pack {
 	return Pack{Section: section, Inject: section != "", Hits: hits, Trace: res.Trace}
 }
 
-// Stats is episode.Stats.
+// Stats is sqlite.Stats.
 type Stats struct {
 	Path          string `json:"path,omitempty"`
 	SchemaVersion int    `json:"schema_version"`
@@ -54,7 +55,7 @@ type Stats struct {
 }
 
 // StatsOf returns the statistics of the store at path ("" leaves it out).
-func StatsOf(path string, st episode.Stats) Stats {
+func StatsOf(path string, st sqlite.Stats) Stats {
 	return Stats{Path: path, SchemaVersion: st.SchemaVersion, Embedder: st.Embedder.String(),
 		EmbedderName: st.Embedder.Name, EmbedderDim: st.Embedder.Dim, Analyzer: st.Analyzer,
 		Episodes: st.Episodes, Users: st.Users, FTSRows: st.FTSRows, VectorRows: st.VectorRows,

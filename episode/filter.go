@@ -1,0 +1,54 @@
+package episode
+
+import (
+	"slices"
+	"time"
+)
+
+// Filter restricts a search. The zero Filter admits every kind and state,
+// sensitivity Normal only, at any time.
+type Filter struct {
+	Kinds          []Kind      // nil: any kind
+	States         []State     // nil: any state
+	MaxSensitivity Sensitivity // admit episodes up to this sensitivity
+	Since          time.Time   // zero: no lower bound on OccurredAt
+	Until          time.Time   // zero: no upper bound; else OccurredAt < Until
+}
+
+// Hit is one search result: an episode id and the engine's score (cosine
+// distance for Nearest, bm25 for BM25: lower is better for both).
+type Hit struct {
+	ID    int64
+	Score float64
+}
+
+// Admits reports whether e passes the filter, as the searches apply it: the
+// same kinds, states, sensitivity and time bounds (to the second, as the
+// store keeps times).
+func (f Filter) Admits(e Episode) bool {
+	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, e.Kind) {
+		return false
+	}
+	if len(f.States) > 0 && !slices.Contains(f.States, e.State) {
+		return false
+	}
+	if e.Sensitivity > f.MaxSensitivity {
+		return false
+	}
+	at := e.OccurredAt.Unix()
+	if !f.Since.IsZero() && at < f.Since.Unix() {
+		return false
+	}
+	if !f.Until.IsZero() && at >= f.Until.Unix() {
+		return false
+	}
+	return true
+}
+
+// Class is how many episodes share a kind, state and sensitivity.
+type Class struct {
+	Kind        Kind
+	State       State
+	Sensitivity Sensitivity
+	Episodes    int
+}
