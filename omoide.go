@@ -181,7 +181,7 @@ func (m *Memory) Update(ctx context.Context, eps ...episode.Episode) ([]int64, e
 // Put stores episodes as Add does, or as Update does when replace, and says
 // how many were added, replaced or already present (sqlite.Store.Put).
 func (m *Memory) Put(ctx context.Context, replace bool, eps ...episode.Episode) (episode.PutResult, error) {
-	return m.Store.Put(ctx, eps, replace)
+	return m.Store.Put(ctx, replace, eps...)
 }
 
 // Delete removes the episodes with the given ids and erases their texts from
@@ -193,9 +193,9 @@ func (m *Memory) Delete(ctx context.Context, ids ...int64) (int, error) {
 
 // Forget removes every episode of user and erases the person's texts and
 // name from the store's file and its write-ahead log
-// (sqlite.Store.DeleteUser), a person's request to be forgotten.
+// (sqlite.Store.Forget), a person's request to be forgotten.
 func (m *Memory) Forget(ctx context.Context, user string) (sqlite.Erased, error) {
-	return m.Store.DeleteUser(ctx, user)
+	return m.Store.Forget(ctx, user)
 }
 
 // Export writes every episode of user to w as the JSON Lines that ingest

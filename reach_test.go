@@ -9,8 +9,8 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/retriever"
-	"github.com/omoide/omoide/tokenize"
 )
 
 // offPathMemory holds one person's exchanges, a stated fact, a summary, a
@@ -170,10 +170,10 @@ func TestLanguageHint(t *testing.T) {
 	ctx := context.Background()
 	mem, now := offPathMemory(t)
 	for _, tt := range []struct {
-		lang   tokenize.Language
+		lang   lang.Language
 		kyoto  bool
 		tochou bool
-	}{{tokenize.Other, true, true}, {tokenize.Chinese, true, true}, {tokenize.Japanese, false, true}} {
+	}{{lang.Other, true, true}, {lang.Chinese, true, true}, {lang.Japanese, false, true}} {
 		res, err := mem.Retrieve(ctx, retriever.Request{User: "haruka", Text: "東京都庁", Recent: []retriever.Message{}, Now: now, Lang: tt.lang})
 		if err != nil {
 			t.Fatal(err)

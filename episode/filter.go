@@ -5,9 +5,11 @@ import (
 	"time"
 )
 
-// Filter restricts a search. The zero Filter admits every kind and state,
-// sensitivity Normal only, at any time.
-type Filter struct {
+// SearchFilter restricts one search of a store, in absolute times: the zero
+// SearchFilter admits every kind and state, sensitivity Normal only, at any
+// time. A retrieval's filter (retriever.Filter) speaks in the request's days
+// (an age, until today) and becomes one of these for each search.
+type SearchFilter struct {
 	Kinds          []Kind      // nil: any kind
 	States         []State     // nil: any state
 	MaxSensitivity Sensitivity // admit episodes up to this sensitivity
@@ -15,9 +17,9 @@ type Filter struct {
 	Until          time.Time   // zero: no upper bound; else OccurredAt < Until
 }
 
-// Hit is one search result: an episode id and the engine's score (cosine
+// Match is one search result: an episode id and the engine's score (cosine
 // distance for Nearest, bm25 for BM25: lower is better for both).
-type Hit struct {
+type Match struct {
 	ID    int64
 	Score float64
 }
@@ -25,7 +27,7 @@ type Hit struct {
 // Admits reports whether e passes the filter, as the searches apply it: the
 // same kinds, states, sensitivity and time bounds (to the second, as the
 // store keeps times).
-func (f Filter) Admits(e Episode) bool {
+func (f SearchFilter) Admits(e Episode) bool {
 	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, e.Kind) {
 		return false
 	}

@@ -169,7 +169,7 @@ func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, e
 	return Deleted{Deleted: n, ID: id}, nil
 }
 
-func (s *Handler) forgetUser(w http.ResponseWriter, r *http.Request) (any, error) {
+func (s *Handler) forget(w http.ResponseWriter, r *http.Request) (any, error) {
 	user := r.PathValue("user")
 	if err := s.holds.check(w, r, user); err != nil {
 		return nil, err

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
-	"github.com/omoide/omoide/tokenize"
 )
 
 // OpenAPI returns the OpenAPI 3.1 description of the API, made from the
@@ -276,7 +276,7 @@ func schemas() map[string]any {
 		"filter":          map[string]any{"oneOf": []any{ref("Filter"), typ("null")}},
 		"inject_threshold": withDoc(map[string]any{"type": []any{"number", "null"}, "format": "double", "minimum": 0, "maximum": 1},
 			"the probability from which the section is injected, 0 to 1; null or absent: the preset's"),
-		"lang": map[string]any{"type": "string", "pattern": tokenize.LanguagePattern, "examples": []any{"ja", "ja-JP", "zh-Hant", "ko", "en", ""},
+		"lang": map[string]any{"type": "string", "pattern": lang.Pattern, "examples": []any{"ja", "ja-JP", "zh-Hant", "ko", "en", ""},
 			"description": "the message's language where its script does not tell (a Japanese person's Han-only 東京都庁): " +
 				"a BCP 47 tag whose primary subtag is ja, zh, ko or en, in any case (ja, JA, ja-JP, zh-Hant-TW), each further subtag " +
 				"1 to 8 ASCII letters or digits, with no surrounding space; en and \"\" (or absent) name none; any other is a 400"},

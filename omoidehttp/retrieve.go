@@ -6,9 +6,9 @@ import (
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/wire"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
-	"github.com/omoide/omoide/tokenize"
 )
 
 // retrieveRequest is the body of /v1/retrieve.
@@ -98,7 +98,7 @@ func (q retrieveRequest) request(base retriever.Filter, ceiling episode.Sensitiv
 	if req.Filter, err = q.Filter.filter(base, ceiling); err != nil {
 		return retriever.Request{}, err
 	}
-	if req.Lang, err = tokenize.ParseLanguage(q.Lang); err != nil {
+	if req.Lang, err = lang.Parse(q.Lang); err != nil {
 		return retriever.Request{}, badRequest("%v", err)
 	}
 	if err := req.Validate(); err != nil {

@@ -41,7 +41,7 @@ func routeTable() []route {
 		{http.MethodPost, "/v1/users/{user}/pack", (*Handler).pack, "POST /v1/pack, the person in the path", "PackRequest", "Pack", nil, false},
 		{http.MethodDelete, "/v1/episodes/{id}", (*Handler).deleteEpisode, "delete one episode (404 when absent)", "", "Deleted", nil, true},
 		{http.MethodDelete, "/v1/users/{user}/episodes/{external_id}", (*Handler).deleteExternal, "delete one episode by its external id (404 when absent)", "", "Deleted", nil, true},
-		{http.MethodDelete, "/v1/users/{user}", (*Handler).forgetUser, "forget the person: every episode and their name, erased", "", "Forgotten", nil, true},
+		{http.MethodDelete, "/v1/users/{user}", (*Handler).forget, "forget the person: every episode and their name, erased", "", "Forgotten", nil, true},
 		{http.MethodGet, "/v1/users/{user}/episodes", (*Handler).listEpisodes, "the person's episodes, page by page, as records POST /v1/episodes takes back", "", "EpisodePage",
 			append([]param{{"after", "integer", "the next of the last page"}}, pageQuery...), true},
 		{http.MethodGet, "/v1/users", (*Handler).listPeople, "the node's people with their episode counts, page by page", "", "People",

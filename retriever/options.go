@@ -146,8 +146,10 @@ type BM25 struct {
 	MaxTermShare         float64
 }
 
-// Filter says which episodes are searched, inside the engine. A Request can
-// replace it for one retrieval (Request.Filter).
+// Filter says which episodes a retrieval searches, inside the engine, in the
+// request's days (MaxAgeDays, UntilToday, in Location); each search gets it
+// as the store's episode.SearchFilter, with those days as absolute times. A
+// Request can replace it for one retrieval (Request.Filter).
 type Filter struct {
 	Kinds  []episode.Kind  // nil: every kind
 	States []episode.State // nil: every state
@@ -168,8 +170,8 @@ func (f Filter) Admits(k episode.Kind, st episode.State, sens episode.Sensitivit
 
 // episodeFilter is f's kinds, states and sensitivity as the store filters
 // them, without a time window.
-func (f Filter) episodeFilter() episode.Filter {
-	return episode.Filter{Kinds: f.Kinds, States: f.States, MaxSensitivity: f.MaxSensitivity}
+func (f Filter) episodeFilter() episode.SearchFilter {
+	return episode.SearchFilter{Kinds: f.Kinds, States: f.States, MaxSensitivity: f.MaxSensitivity}
 }
 
 // The kinds, states and sensitivity levels a Filter may name: those that

@@ -159,7 +159,7 @@ func (rt *retrieval) windowOnly(ctx context.Context, expr string, res *Result) e
 // filterAt is the search filter of o at time now: the day window of
 // MaxAgeDays and UntilToday in time zone loc (UTC day numbers in the
 // reference).
-func filterAt(o Filter, now time.Time, loc *time.Location) episode.Filter {
+func filterAt(o Filter, now time.Time, loc *time.Location) episode.SearchFilter {
 	f := o.episodeFilter()
 	y, m, d := now.In(loc).Date()
 	if o.MaxAgeDays > 0 {

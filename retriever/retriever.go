@@ -32,14 +32,14 @@ import (
 type Store interface {
 	Embedder() embed.Embedder
 	Analyzer() tokenize.Analyzer
-	Conversation(ctx context.Context, user string, n int, f episode.Filter) ([]episode.Episode, error)
-	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error)
-	BM25(ctx context.Context, user string, terms []string, k int, f episode.Filter) ([]episode.Hit, error)
+	Conversation(ctx context.Context, user string, n int, f episode.SearchFilter) ([]episode.Episode, error)
+	Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.SearchFilter) ([][]episode.Match, error)
+	BM25(ctx context.Context, user string, terms []string, k int, f episode.SearchFilter) ([]episode.Match, error)
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	Count(ctx context.Context, user string) (int, error)
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
 	GetManyTerms(ctx context.Context, ids []int64) ([]episode.Episode, [][]string, error)
-	Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error)
+	Between(ctx context.Context, user string, limit int, f episode.SearchFilter) ([]episode.Episode, error)
 	Holds(ctx context.Context, user string, terms []string) ([]bool, error)
 	Adjacent(ctx context.Context, user string, ids []int64) ([][2]int64, error)
 }
@@ -244,10 +244,10 @@ type retrieval struct {
 	withCandidates bool
 
 	// prepare
-	filter    episode.Filter  // the arms' filter
-	window    *episode.Filter // the filter inside the message's time window, if it names one
-	recent    []Message       // the recent conversation
-	recentIDs []int64         // the stored episodes that stood in for it
+	filter    episode.SearchFilter  // the arms' filter
+	window    *episode.SearchFilter // the filter inside the message's time window, if it names one
+	recent    []Message             // the recent conversation
+	recentIDs []int64               // the stored episodes that stood in for it
 	q         queryTexts
 	terms     [][]string // each query's BM25 terms, bounded
 	bm25Any   bool       // one of them searches something

@@ -16,9 +16,9 @@ import (
 
 // armResults are the ranked hits of each search: vector and BM25 per query.
 type armResults struct {
-	knn, bm25 [][]episode.Hit
-	window    [][]episode.Hit // vector and BM25 for Q1 inside the message's time window
-	expanded  []episode.Hit   // BM25 of Q1's terms' learned neighbours (Options.Expansion)
+	knn, bm25 [][]episode.Match
+	window    [][]episode.Match // vector and BM25 for Q1 inside the message's time window
+	expanded  []episode.Match   // BM25 of Q1's terms' learned neighbours (Options.Expansion)
 }
 
 // lists returns the ranked lists in fusion order: vector Q1, vector Q2, BM25
@@ -73,7 +73,7 @@ func (a armResults) cosine(id int64) float64 {
 	return 0
 }
 
-func ids(hits []episode.Hit) []int64 {
+func ids(hits []episode.Match) []int64 {
 	out := make([]int64, len(hits))
 	for i, h := range hits {
 		out[i] = h.ID
@@ -90,7 +90,7 @@ func (rt *retrieval) search(ctx context.Context) error {
 	tr, a := rt.tr, &rt.arms
 	knnErrs, bm25Errs, winErrs := make([]error, n), make([]error, n), make([]error, 3)
 	if rt.window != nil {
-		a.window = make([][]episode.Hit, 2)
+		a.window = make([][]episode.Match, 2)
 	}
 	tr.KNNHits, tr.BM25Hits = make([]int, n), make([]int, n)
 	var mu sync.Mutex
@@ -102,7 +102,7 @@ func (rt *retrieval) search(ctx context.Context) error {
 	}
 	var bm25 []func() // the BM25 queries, the longest first
 	if k := rt.opts.BM25.K; k > 0 {
-		a.bm25 = make([][]episode.Hit, n)
+		a.bm25 = make([][]episode.Match, n)
 		for i := n - 1; i >= 0; i-- {
 			bm25 = append(bm25, func() {
 				t := time.Now()
@@ -123,7 +123,7 @@ func (rt *retrieval) search(ctx context.Context) error {
 				t := time.Now()
 				a.expanded, winErrs[2] = rt.store.BM25(ctx, rt.user, terms, k, rt.filter)
 				if a.expanded == nil {
-					a.expanded = []episode.Hit{}
+					a.expanded = []episode.Match{}
 				}
 				longest(&tr.BM25, t)
 			})
@@ -163,7 +163,7 @@ func (rt *retrieval) search(ctx context.Context) error {
 					tr.KNNHits[i] = len(a.knn[i])
 				}
 				if rt.window != nil {
-					var w [][]episode.Hit
+					var w [][]episode.Match
 					w, winErrs[0] = rt.store.Nearest(ctx, rt.user, vecs[:1], k, *rt.window)
 					if len(w) == 1 {
 						a.window[0] = w[0]

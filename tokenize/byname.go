@@ -1,6 +1,10 @@
 package tokenize
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/omoide/omoide/lang"
+)
 
 // DefaultAnalyzer is the Name of the analyzer a new store uses unless told
 // otherwise.
@@ -14,11 +18,11 @@ func ByName(name string) (Analyzer, error) {
 	case CJKName:
 		return CJK(), nil
 	case CJKJapaneseName:
-		return CJKFor(Japanese), nil
+		return CJKFor(lang.Japanese), nil
 	case CJK2Name:
 		return CJK2(), nil
 	case CJK2JapaneseName:
-		return CJK2For(Japanese), nil
+		return CJK2For(lang.Japanese), nil
 	case KagomeSnowballName:
 		return KagomeSnowball(), nil
 	case KagomeName:

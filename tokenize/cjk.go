@@ -8,18 +8,6 @@ import (
 	"github.com/omoide/omoide/lang"
 )
 
-// Language is lang.Language: what a text is written in, as package lang,
-// the classifier every package asks, tells it (lang.Detect).
-type Language = lang.Language
-
-// The languages lang.Detect tells apart.
-const (
-	Japanese = lang.Japanese
-	Chinese  = lang.Chinese
-	Korean   = lang.Korean
-	Other    = lang.Other // no Han, kana or Hangul: English and every other script
-)
-
 // CJKName is the Name of the CJK analyzer; CJKJapaneseName of the one that
 // reads Han-only text as Japanese (CJKFor). CJK2Name and CJK2JapaneseName
 // are those of their second version (CJK2, CJK2For), the default of new
@@ -38,7 +26,7 @@ const (
 // Han-only text.
 type cjkAnalyzer struct {
 	snowballAnalyzer
-	han Language
+	han lang.Language
 }
 
 // CJK returns the language-aware analyzer, the default of new stores before
@@ -66,13 +54,13 @@ type cjkAnalyzer struct {
 // kagome's Korean dictionary measured no better: docs/quality.md). Kagome's IPA dictionary, which
 // KagomeSnowball ran over every text, cut Chinese as if it were Japanese and
 // left Hangul words whole (docs/quality.md, "Chinese and Korean").
-func CJK() Analyzer { return CJKFor(Chinese) }
+func CJK() Analyzer { return CJKFor(lang.Chinese) }
 
 // CJKFor returns the CJK analyzer that reads text written in Han alone (no
 // kana, no Hangul) as han: Chinese (CJK, "cjk") or Japanese ("cjk+ja", for a
 // store of Japanese speakers, whose 温泉旅行 or 了解 then meets their other
 // messages' kagome terms). Any other han is Chinese.
-func CJKFor(han Language) Analyzer { return cjkFor(han, false) }
+func CJKFor(han lang.Language) Analyzer { return cjkFor(han, false) }
 
 // CJK2 returns the second version of the CJK analyzer, the default of new
 // stores: CJK with two more
@@ -81,15 +69,15 @@ func CJKFor(han Language) Analyzer { return cjkFor(han, false) }
 // writes in katakana, and segments again, a word kagome split inside a mora:
 // にゃんこ is ニャンコ, not ゃんこ; ぴゅー is ピュー, not ぴゅ; きゃりー is キャリー,
 // not く. Every other text has CJK's terms. Its name is "cjk2".
-func CJK2() Analyzer { return CJK2For(Chinese) }
+func CJK2() Analyzer { return CJK2For(lang.Chinese) }
 
 // CJK2For is CJKFor of the second version: "cjk2", or "cjk2+ja" when
 // Han-only text is Japanese.
-func CJK2For(han Language) Analyzer { return cjkFor(han, true) }
+func CJK2For(han lang.Language) Analyzer { return cjkFor(han, true) }
 
-func cjkFor(han Language, mora bool) Analyzer {
-	if han != Japanese {
-		han = Chinese
+func cjkFor(han lang.Language, mora bool) Analyzer {
+	if han != lang.Japanese {
+		han = lang.Chinese
 	}
 	return cjkAnalyzer{snowballAnalyzer{kagomeAnalyzer{mode: kagomeMode, stem: true, kinship: true, mora: mora}}, han}
 }
@@ -98,11 +86,11 @@ func cjkFor(han Language, mora bool) Analyzer {
 // and "cjk2+ja" for the second version.
 func (a cjkAnalyzer) Name() string {
 	switch {
-	case a.mora && a.han == Japanese:
+	case a.mora && a.han == lang.Japanese:
 		return CJK2JapaneseName
 	case a.mora:
 		return CJK2Name
-	case a.han == Japanese:
+	case a.han == lang.Japanese:
 		return CJKJapaneseName
 	}
 	return CJKName
@@ -121,7 +109,7 @@ func (a cjkAnalyzer) Index(text string) string {
 func (a cjkAnalyzer) Terms(text string) []string {
 	var c collector
 	language := a.analyze(text, &c, true)
-	if language == Japanese || language == Other {
+	if language == lang.Japanese || language == lang.Other {
 		return a.kagomeAnalyzer.filterTerms(c.unique())
 	}
 	terms := c.unique()
@@ -138,20 +126,20 @@ func (a cjkAnalyzer) Terms(text string) []string {
 // query (Terms) leaves out the last bigram of a Korean word of three or more
 // syllables that ends in a particle or an ending (남자가: 자가; 먹었다: 었다),
 // which carries no meaning of its own: korquad-ko-dev R@1 0.926 → 0.938.
-func (a cjkAnalyzer) analyze(text string, c *collector, query bool) Language {
+func (a cjkAnalyzer) analyze(text string, c *collector, query bool) lang.Language {
 	norm := normalize(text)
 	language := lang.Detect(norm, a.han)
-	if language == Japanese || language == Other {
+	if language == lang.Japanese || language == lang.Other {
 		a.kagomeAnalyzer.analyzeNormalized(norm, c)
 		return language
 	}
 	scriptRuns(norm, func(kind runKind, run string) {
 		if kind == runCJK || hasHangul(run) {
-			if query && language == Korean {
+			if query && language == lang.Korean {
 				run = trimParticle(run)
 			}
 			addBigrams(run, c)
-			if language == Chinese && utf8.RuneCountInString(run) > 1 {
+			if language == lang.Chinese && utf8.RuneCountInString(run) > 1 {
 				for _, r := range run { // and its characters: 猫, 我, 去 are words
 					c.add(string(r))
 				}
@@ -224,25 +212,17 @@ func isQuestionBigram(t string) bool {
 type LanguageReader interface {
 	Analyzer
 	// ForLanguage returns the analyzer that reads Han-only text as hint.
-	ForLanguage(hint Language) Analyzer
+	ForLanguage(hint lang.Language) Analyzer
 	// Language returns the language it reads Han-only text as: the hint
 	// the analyzer gives lang.Detect.
-	Language() Language
+	Language() lang.Language
 }
 
 // ForLanguage returns the CJK analyzer of a's version that reads Han-only
 // text as hint: Japanese with kagome (東京都庁: 東京 都庁), any other language
 // as Chinese bigrams (東京 京都 都庁).
-func (a cjkAnalyzer) ForLanguage(hint Language) Analyzer { return cjkFor(hint, a.mora) }
+func (a cjkAnalyzer) ForLanguage(hint lang.Language) Analyzer { return cjkFor(hint, a.mora) }
 
 // Language returns the language a reads Han-only text as: Japanese for
 // "cjk+ja" and "cjk2+ja", else Chinese.
-func (a cjkAnalyzer) Language() Language { return a.han }
-
-// LanguagePattern is lang.Pattern, the pattern of what ParseLanguage
-// accepts.
-const LanguagePattern = lang.Pattern
-
-// ParseLanguage is lang.Parse: it reads a language hint, "" or a BCP 47 tag
-// whose primary subtag is ja, zh, ko or en.
-func ParseLanguage(tag string) (Language, error) { return lang.Parse(tag) }
+func (a cjkAnalyzer) Language() lang.Language { return a.han }

@@ -3,6 +3,8 @@ package tokenize
 import (
 	"slices"
 	"testing"
+
+	"github.com/omoide/omoide/lang"
 )
 
 func TestCJKTerms(t *testing.T) {
@@ -30,11 +32,11 @@ func TestCJKTerms(t *testing.T) {
 	if got, want := CJK().Terms("温泉旅行"), []string{"温泉", "泉旅", "旅行", "温", "泉", "旅", "行"}; !slices.Equal(got, want) {
 		t.Errorf("CJK().Terms(温泉旅行) = %q, want %q", got, want)
 	}
-	ja := CJKFor(Japanese)
+	ja := CJKFor(lang.Japanese)
 	if got, want := ja.Terms("温泉旅行"), KagomeSnowball().Terms("温泉旅行"); !slices.Equal(got, want) || ja.Name() != "cjk+ja" {
 		t.Errorf("CJKFor(Japanese): %s.Terms(温泉旅行) = %q, want kagome's %q", ja.Name(), got, want)
 	}
-	if got := CJKFor(Korean).Name(); got != "cjk" {
+	if got := CJKFor(lang.Korean).Name(); got != "cjk" {
 		t.Errorf("CJKFor(Korean).Name() = %q: Han-only Korean is read as Chinese", got)
 	}
 	// A query's bigrams are the index's: Korean stems meet across endings.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/omoide/omoide/lang"
 )
 
 // moraGoldens are the words kagome split inside a mora: each text's Index
@@ -53,7 +55,7 @@ func TestMoraGoldens(t *testing.T) {
 			for _, tc := range []struct {
 				a    Analyzer
 				want string
-			}{{CJK(), g.cjk}, {CJKFor(Japanese), g.cjk}, {CJK2(), g.cjk2}, {CJK2For(Japanese), g.cjk2}} {
+			}{{CJK(), g.cjk}, {CJKFor(lang.Japanese), g.cjk}, {CJK2(), g.cjk2}, {CJK2For(lang.Japanese), g.cjk2}} {
 				if got := tc.a.Index(g.text); got != tc.want {
 					t.Errorf("%s.Index(%q) = %q, want %q", tc.a.Name(), g.text, got, tc.want)
 				}
@@ -128,17 +130,17 @@ func TestCJK2Names(t *testing.T) {
 		a    Analyzer
 		want string
 	}{
-		{CJK2(), "cjk2"}, {CJK2For(Japanese), "cjk2+ja"}, {CJK2For(Korean), "cjk2"},
-		{CJK2().(LanguageReader).ForLanguage(Japanese), "cjk2+ja"},
-		{CJK2For(Japanese).(LanguageReader).ForLanguage(Other), "cjk2"},
-		{CJK().(LanguageReader).ForLanguage(Japanese), "cjk+ja"},
+		{CJK2(), "cjk2"}, {CJK2For(lang.Japanese), "cjk2+ja"}, {CJK2For(lang.Korean), "cjk2"},
+		{CJK2().(LanguageReader).ForLanguage(lang.Japanese), "cjk2+ja"},
+		{CJK2For(lang.Japanese).(LanguageReader).ForLanguage(lang.Other), "cjk2"},
+		{CJK().(LanguageReader).ForLanguage(lang.Japanese), "cjk+ja"},
 	} {
 		if got := tc.a.Name(); got != tc.want {
 			t.Errorf("Name() = %q, want %q", got, tc.want)
 		}
-		wantLang := Chinese // the hint the analyzer gives lang.Detect
+		wantLang := lang.Chinese // the hint the analyzer gives lang.Detect
 		if strings.HasSuffix(tc.want, "+ja") {
-			wantLang = Japanese
+			wantLang = lang.Japanese
 		}
 		if got := tc.a.(LanguageReader).Language(); got != wantLang {
 			t.Errorf("%s: Language() = %q, want %q", tc.want, got, wantLang)

@@ -121,7 +121,7 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer store.Close()
-	er, err := store.DeleteUser(ctx, *user)
+	er, err := store.Forget(ctx, *user)
 	if err != nil {
 		return err
 	}

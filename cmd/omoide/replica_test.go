@@ -149,7 +149,7 @@ dbs:
 	waitFor("a snapshot and level 1 of the replica hold the person", 30*time.Second, func() bool {
 		return len(replicaHolds(t, secrets, filepath.Join(replica, "ltx", "9"))) > 0 && len(replicaHolds(t, secrets, filepath.Join(replica, "ltx", "1"))) > 0
 	})
-	if _, err := store.DeleteUser(ctx, "zoltanqx"); err != nil {
+	if _, err := store.Forget(ctx, "zoltanqx"); err != nil {
 		t.Fatal(err)
 	}
 	forgot := time.Now()

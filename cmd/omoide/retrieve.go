@@ -14,9 +14,9 @@ import (
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
-	"github.com/omoide/omoide/tokenize"
 )
 
 const retrieveDescription = `Retrieve finds the user's past episodes worth reminding the model of, given their new message,
@@ -68,7 +68,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	reasons := fs.Bool("reasons", false, "-pack: show why each episode was picked (its score parts), which the default preset leaves out")
 	tz := fs.String("tz", "Local", "the person's time `zone`, e.g. Asia/Tokyo: of time expressions (\"昨日\"), day windows and the dates shown")
 	candidates := fs.Bool("candidates", false, "also show every reranked candidate, before the decision (with its probability for the first ten)")
-	lang := fs.String("lang", "", "the message's `language` where its script does not tell: ja, zh, ko or en (a Japanese person's Han-only 東京都庁)")
+	langHint := fs.String("lang", "", "the message's `language` where its script does not tell: ja, zh, ko or en (a Japanese person's Han-only 東京都庁)")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
 	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)
 	pos, err := cli.ParseArgs(fs, args)
@@ -93,7 +93,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: no message: give -text or the message as the argument", errUsage)
 	}
 	req := retriever.Request{User: *user, Text: *text, WithCandidates: *candidates}
-	if req.Lang, err = tokenize.ParseLanguage(*lang); err != nil {
+	if req.Lang, err = lang.Parse(*langHint); err != nil {
 		return fmt.Errorf("%w: -lang: %v", errUsage, err)
 	}
 	sources := 0

@@ -72,12 +72,12 @@ func TestUpdateExportBackupBesideReaders(t *testing.T) {
 		readers.Go(func() {
 			user := fmt.Sprintf("u%d", r%people)
 			for !stop.Load() {
-				hits, err := s.Nearest(ctx, user, vec, 10, episode.Filter{})
+				hits, err := s.Nearest(ctx, user, vec, 10, episode.SearchFilter{})
 				if err != nil {
 					report(fmt.Errorf("nearest: %w", err))
 					return
 				}
-				bm, err := s.BM25(ctx, user, []string{"ラーメン"}, 10, episode.Filter{})
+				bm, err := s.BM25(ctx, user, []string{"ラーメン"}, 10, episode.SearchFilter{})
 				if err != nil {
 					report(fmt.Errorf("bm25: %w", err))
 					return

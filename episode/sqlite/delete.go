@@ -119,23 +119,23 @@ func deleteOne(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
 	return true, nil
 }
 
-// DeleteUser forgets a person entirely, in one transaction: every episode of
+// Forget forgets a person entirely, in one transaction: every episode of
 // user from all three tables, the person's row of counts and the vector
 // index's chunks of the person's partition. Nothing of the person's texts or
 // name remains in the file or its write-ahead log (as Delete; docs/reliability.md):
 // Erased says how many episodes went and the bytes freed.
-func (s *Store) DeleteUser(ctx context.Context, user string) (Erased, error) {
+func (s *Store) Forget(ctx context.Context, user string) (Erased, error) {
 	if !utf8.ValidString(user) {
 		return Erased{}, errors.New("episode store: forget: user is not valid UTF-8 (no person's name is)")
 	}
-	n, err := s.deleteUser(ctx, user)
+	n, err := s.forget(ctx, user)
 	if err != nil {
 		return Erased{}, fmt.Errorf("episode store: forget %q: %w", user, err)
 	}
 	return n, nil
 }
 
-func (s *Store) deleteUser(ctx context.Context, user string) (Erased, error) {
+func (s *Store) forget(ctx context.Context, user string) (Erased, error) {
 	var er Erased
 	if s.readOnly {
 		return er, ErrReadOnly

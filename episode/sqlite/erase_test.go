@@ -40,7 +40,7 @@ func encodings(s string) [][]byte {
 	return [][]byte{[]byte(s), le, be}
 }
 
-// TestEraseLeavesNoBytes: after Delete of an episode and DeleteUser of a
+// TestEraseLeavesNoBytes: after Delete of an episode and Forget of a
 // person, no byte of their words or of the person's name is left in the
 // store's file, its write-ahead log or its shm, in UTF-8 or UTF-16, while
 // what others said is still there and still found.
@@ -80,9 +80,9 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	if n, err := s.Delete(ctx, ids[len(ids)-1]); err != nil || n != 1 {
 		t.Fatalf("Delete = %d, %v", n, err)
 	}
-	er, err := s.DeleteUser(ctx, "zoltanqx")
+	er, err := s.Forget(ctx, "zoltanqx")
 	if err != nil || er.Episodes != 40 || er.BytesFreed <= 0 || !er.Checkpointed {
-		t.Fatalf("DeleteUser = %+v, %v; want 40 episodes, bytes freed, checkpointed", er, err)
+		t.Fatalf("Forget = %+v, %v; want 40 episodes, bytes freed, checkpointed", er, err)
 	}
 	after := fileBytes(t, path)
 	for _, w := range gone {
@@ -95,7 +95,7 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	if !bytes.Contains(after, []byte("公園を散歩した")) {
 		t.Error("bob's words are gone too")
 	}
-	hits, err := s.BM25(ctx, "bob", []string{"公園"}, 100, episode.Filter{})
+	hits, err := s.BM25(ctx, "bob", []string{"公園"}, 100, episode.SearchFilter{})
 	if err != nil || len(hits) != 40 {
 		t.Fatalf("bob's BM25 after the erasure: %d hits, %v", len(hits), err)
 	}
@@ -120,7 +120,7 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, who := range []string{"zoltanqx", "bob"} {
-		hits, err := s.knn(ctx, who, vec[0], 5, episode.Filter{})
+		hits, err := s.knn(ctx, who, vec[0], 5, episode.SearchFilter{})
 		if err != nil || len(hits) == 0 {
 			t.Fatalf("%s's KNN after the erasure: %d hits, %v", who, len(hits), err)
 		}

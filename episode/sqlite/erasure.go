@@ -391,7 +391,7 @@ func (s *Store) forgetAgain(ctx context.Context, liveKey []byte, live []Erasure)
 		return 0, 0, err
 	}
 	for _, u := range forget {
-		if _, err := s.deleteUser(ctx, u); err != nil {
+		if _, err := s.forget(ctx, u); err != nil {
 			return 0, 0, fmt.Errorf("forget a person again: %w", err)
 		}
 	}

@@ -31,7 +31,7 @@ func TestRestoreForgetsAgain(t *testing.T) {
 	if err := s.Backup(ctx, bak); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DeleteUser(ctx, "zoltanqx"); err != nil {
+	if _, err := s.Forget(ctx, "zoltanqx"); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := s.Erasures(ctx)
@@ -63,7 +63,7 @@ func TestRestoreForgetsAgain(t *testing.T) {
 	if n, _ := s.Count(ctx, "bob"); n != 30 {
 		t.Errorf("bob has %d episodes after the restore, want 30", n)
 	}
-	if hits, err := s.BM25(ctx, "bob", []string{"公園"}, 50, episode.Filter{}); err != nil || len(hits) != 30 {
+	if hits, err := s.BM25(ctx, "bob", []string{"公園"}, 50, episode.SearchFilter{}); err != nil || len(hits) != 30 {
 		t.Errorf("bob's episodes found: %d, %v", len(hits), err)
 	}
 	if rec2, _ := s.Erasures(ctx); len(rec2) != 1 || !bytes.Equal(rec2[0].Key, rec[0].Key) {
@@ -85,7 +85,7 @@ func TestRestoreKeepsWhoCameBack(t *testing.T) {
 	if _, err := s.Add(ctx, []episode.Episode{ep("carol", "前の話", "うん", day)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DeleteUser(ctx, "carol"); err != nil {
+	if _, err := s.Forget(ctx, "carol"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Add(ctx, []episode.Episode{ep("carol", "また来たよ", "おかえり", day)}); err != nil {
@@ -165,7 +165,7 @@ func TestRestoreDeletesAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited.UserText = "旧姓は言わないでおく"
-	if r, err := s.Put(ctx, []episode.Episode{edited}, true); err != nil || r.Replaced != 1 {
+	if r, err := s.Put(ctx, true, edited); err != nil || r.Replaced != 1 {
 		t.Fatalf("Update = %+v, %v", r, err)
 	}
 	rec, err := s.Erasures(ctx)

@@ -24,7 +24,7 @@ func TestKNNZeroVector(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits, err := s.knn(ctx, "a", vec[0], 50, episode.Filter{})
+		hits, err := s.knn(ctx, "a", vec[0], 50, episode.SearchFilter{})
 		if err != nil || (q != "" && len(hits) < 20) || (q == "" && len(hits) != 0) {
 			t.Errorf("%q: %d hits, %v", q, len(hits), err)
 		}

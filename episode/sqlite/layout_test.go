@@ -37,7 +37,7 @@ func TestSmallPeopleCostLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, who := range []string{"p007", "p042"} {
-		hits, err := s.knn(ctx, who, vec[0], 10, episode.Filter{})
+		hits, err := s.knn(ctx, who, vec[0], 10, episode.SearchFilter{})
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("%s: %d hits, %v", who, len(hits), err)
 		}
@@ -75,7 +75,7 @@ func TestForgetHalfFreesHalf(t *testing.T) {
 	add("p", people)
 	live0, total0 := pages()
 	for i := 0; i < people; i += 2 {
-		if _, err := s.DeleteUser(ctx, fmt.Sprintf("p%03d", i)); err != nil {
+		if _, err := s.Forget(ctx, fmt.Sprintf("p%03d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}

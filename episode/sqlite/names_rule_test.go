@@ -53,8 +53,8 @@ func TestLegacyNamesStayReachable(t *testing.T) {
 			t.Errorf("Add for %q: %v, want ErrBadUser", u, err)
 		}
 	}
-	if er, err := s.DeleteUser(ctx, ".."); err != nil || er.Episodes != 1 {
-		t.Fatalf("DeleteUser(..) = %+v, %v", er, err)
+	if er, err := s.Forget(ctx, ".."); err != nil || er.Episodes != 1 {
+		t.Fatalf("Forget(..) = %+v, %v", er, err)
 	}
 	if n, err := s.Count(ctx, "mika"); err != nil || n != 1 {
 		t.Errorf("mika has %d episodes after forgetting \"..\" (%v), want 1", n, err)

@@ -140,8 +140,8 @@ func TestEnumNames(t *testing.T) {
 // UTF-8, in any call that takes a name.
 func TestUserNotUTF8Refused(t *testing.T) {
 	s := newStore(t)
-	if _, err := s.DeleteUser(ctx, "u\xff"); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
-		t.Errorf("DeleteUser: %v", err)
+	if _, err := s.Forget(ctx, "u\xff"); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("Forget: %v", err)
 	}
 	if _, err := s.Episodes(ctx, "u\xff", 0, 10); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
 		t.Errorf("Episodes: %v", err)

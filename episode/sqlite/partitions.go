@@ -252,7 +252,7 @@ func (s *Store) load(ctx context.Context, user string, size int, pi *partIndex) 
 	return nil
 }
 
-func vecFilter(f episode.Filter) vecindex.Filter {
+func vecFilter(f episode.SearchFilter) vecindex.Filter {
 	vf := vecindex.Filter{MaxSensitivity: int(f.MaxSensitivity), HasMaxSensitivity: true}
 	if !f.Since.IsZero() {
 		vf.Since = f.Since.Unix()

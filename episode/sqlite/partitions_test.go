@@ -22,7 +22,7 @@ func topicEpisodes(user string, n int) []episode.Episode {
 	return out
 }
 
-func hitIDs(hs []episode.Hit) []int64 {
+func hitIDs(hs []episode.Match) []int64 {
 	out := make([]int64, len(hs))
 	for i, h := range hs {
 		out[i] = h.ID
@@ -40,7 +40,7 @@ func TestNearestMatchesKNN(t *testing.T) {
 	}
 	s.Add(ctx, topicEpisodes("b", 50))
 	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメンの話", "猫と散歩した", "雨の日の映画"})
-	filters := []episode.Filter{
+	filters := []episode.SearchFilter{
 		{},
 		{Since: day.Add(50 * time.Hour), Until: day.Add(120 * time.Hour)},
 		{Kinds: []episode.Kind{episode.KindEpisode}, MaxSensitivity: episode.SensitivityNormal},
@@ -92,7 +92,7 @@ func TestNearestStaysCurrent(t *testing.T) {
 	vecs, _ := s.Embedder().Embed(ctx, []string{q})
 	nearest := func(st *Store) []int64 {
 		t.Helper()
-		hs, err := st.Nearest(ctx, "a", vecs, 3, episode.Filter{})
+		hs, err := st.Nearest(ctx, "a", vecs, 3, episode.SearchFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,16 +118,16 @@ func TestNearestStaysCurrent(t *testing.T) {
 	if got := nearest(s); slices.Contains(got, ids2[0]) {
 		t.Fatalf("after another store's delete: %v", got)
 	}
-	if _, err := s.DeleteUser(ctx, "a"); err != nil {
+	if _, err := s.Forget(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	if got := nearest(s); len(got) != 0 {
 		t.Fatalf("after forgetting: %v", got)
 	}
-	if hs, err := s.Nearest(ctx, "nobody", vecs, 3, episode.Filter{}); err != nil || len(hs[0]) != 0 {
+	if hs, err := s.Nearest(ctx, "nobody", vecs, 3, episode.SearchFilter{}); err != nil || len(hs[0]) != 0 {
 		t.Fatalf("unknown person: %v, %v", hs, err)
 	}
-	if _, err := s.Nearest(ctx, "a", [][]float32{{1, 2}}, 3, episode.Filter{}); err == nil {
+	if _, err := s.Nearest(ctx, "a", [][]float32{{1, 2}}, 3, episode.SearchFilter{}); err == nil {
 		t.Fatal("a query of the wrong dimension was accepted")
 	}
 }
@@ -137,8 +137,8 @@ func TestNearestSmallPartitionUsesKNN(t *testing.T) {
 	s := openStore(t, filepath.Join(t.TempDir(), "s.db"), Options{IndexMin: 100})
 	s.Add(ctx, topicEpisodes("a", 20))
 	vecs, _ := s.Embedder().Embed(ctx, []string{"カレー"})
-	got, err := s.Nearest(ctx, "a", vecs, 5, episode.Filter{})
-	want, _ := s.knn(ctx, "a", vecs[0], 5, episode.Filter{})
+	got, err := s.Nearest(ctx, "a", vecs, 5, episode.SearchFilter{})
+	want, _ := s.knn(ctx, "a", vecs[0], 5, episode.SearchFilter{})
 	if err != nil || !slices.Equal(hitIDs(got[0]), hitIDs(want)) {
 		t.Fatalf("Nearest %v (%v), KNN %v", got, err, want)
 	}
@@ -158,7 +158,7 @@ func TestNearestExactScan(t *testing.T) {
 	}
 	s.Add(ctx, topicEpisodes("b", 50))
 	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメンの話", "猫と散歩した", "雨の日の映画"})
-	for _, f := range []episode.Filter{{}, {Since: day.Add(50 * time.Hour), Until: day.Add(120 * time.Hour)}} {
+	for _, f := range []episode.SearchFilter{{}, {Since: day.Add(50 * time.Hour), Until: day.Add(120 * time.Hour)}} {
 		for _, k := range []int{1, 10, 500} {
 			for _, qs := range [][][]float32{vecs[:1], vecs[:2], vecs} {
 				got, err := s.Nearest(ctx, "a", qs, k, f)
@@ -185,7 +185,7 @@ func TestNearestExactScan(t *testing.T) {
 	}
 	nan := slices.Clone(vecs[1])
 	nan[0] = float32(math.NaN())
-	if _, err := s.Nearest(ctx, "a", [][]float32{vecs[0], nan}, 5, episode.Filter{}); err == nil {
+	if _, err := s.Nearest(ctx, "a", [][]float32{vecs[0], nan}, 5, episode.SearchFilter{}); err == nil {
 		t.Fatal("a NaN in the second query was accepted")
 	}
 }
@@ -199,7 +199,7 @@ func TestIndexCapacityEvicts(t *testing.T) {
 	}
 	vecs, _ := s.Embedder().Embed(ctx, []string{"カレー"})
 	for _, u := range []string{"a", "b", "a"} {
-		if hs, err := s.Nearest(ctx, u, vecs, 5, episode.Filter{}); err != nil || len(hs[0]) != 5 {
+		if hs, err := s.Nearest(ctx, u, vecs, 5, episode.SearchFilter{}); err != nil || len(hs[0]) != 5 {
 			t.Fatalf("%s: %v %v", u, hs, err)
 		}
 		s.parts.evict() // the loader's eviction runs in the background
@@ -232,16 +232,16 @@ func TestBM25HeldMatchesJoin(t *testing.T) {
 	if _, err := s.Add(ctx, private); err != nil {
 		t.Fatal(err)
 	}
-	wide := []episode.Filter{{MaxSensitivity: episode.SensitivityPrivate}, {MaxSensitivity: episode.SensitivityNormal}}
-	narrow := episode.Filter{Since: day.Add(250 * time.Hour), Until: day.Add(260 * time.Hour)}
+	wide := []episode.SearchFilter{{MaxSensitivity: episode.SensitivityPrivate}, {MaxSensitivity: episode.SensitivityNormal}}
+	narrow := episode.SearchFilter{Since: day.Add(250 * time.Hour), Until: day.Add(260 * time.Hour)}
 	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメンの話"})
 	for _, user := range []string{"a", "b"} {
-		if _, err := s.Nearest(ctx, user, vecs, 5, episode.Filter{}); err != nil { // loads the index
+		if _, err := s.Nearest(ctx, user, vecs, 5, episode.SearchFilter{}); err != nil { // loads the index
 			t.Fatal(err)
 		}
 		filters := wide
 		if user == "a" {
-			filters = append(filters, narrow, episode.Filter{Since: day.Add(100 * time.Hour), MaxSensitivity: episode.SensitivityPrivate})
+			filters = append(filters, narrow, episode.SearchFilter{Since: day.Add(100 * time.Hour), MaxSensitivity: episode.SensitivityPrivate})
 		}
 		for fi, f := range filters {
 			for ti, ts := range [][]string{{"ラーメン"}, {"猫", "散歩", "いい"}, {"話"}} {
@@ -293,7 +293,7 @@ func TestAdjacentHeldMatchesSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
-		if _, err := s.Nearest(ctx, "a", vecs, 5, episode.Filter{}); err != nil {
+		if _, err := s.Nearest(ctx, "a", vecs, 5, episode.SearchFilter{}); err != nil {
 			t.Fatal(err)
 		}
 		got := make([][2]int64, len(ask))
@@ -318,7 +318,7 @@ func TestAdjacentHeldMatchesSQL(t *testing.T) {
 	compare("after deletes and a late add")
 	// Added to the loaded index in place (out of order in time).
 	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
-	if _, err := s.Nearest(ctx, "a", vecs, 5, episode.Filter{}); err != nil {
+	if _, err := s.Nearest(ctx, "a", vecs, 5, episode.SearchFilter{}); err != nil {
 		t.Fatal(err)
 	}
 	more, err = s.Add(ctx, []episode.Episode{ep("a", "もっと遅れて届いた話", "", day.Add(3*time.Hour))})

@@ -28,7 +28,7 @@ func TestPeople(t *testing.T) {
 	if err != nil || fmt.Sprint(page2) != "[{mio 1}]" {
 		t.Fatalf("People(%q, 2) = %v, %v", page1[1].User, page2, err)
 	}
-	if _, err := s.DeleteUser(ctx, "haruka"); err != nil {
+	if _, err := s.Forget(ctx, "haruka"); err != nil {
 		t.Fatal(err)
 	}
 	if all, err := s.People(ctx, "", 10); err != nil || fmt.Sprint(all) != "[{line:U1 3} {mio 1}]" {

@@ -14,7 +14,7 @@ import (
 // builtinBM25 is BM25 as FTS5's own bm25() scores it, counting every
 // phrase's rows on each call: what omoide_bm25 and the cached counts must
 // reproduce to the bit.
-func builtinBM25(t *testing.T, s *Store, user string, terms []string, k int) []episode.Hit {
+func builtinBM25(t *testing.T, s *Store, user string, terms []string, k int) []episode.Match {
 	t.Helper()
 	match := `{user_text reply_text} : (` + tokenize.MatchQuery(terms) + `)`
 	mine, err := s.Count(ctx, user)
@@ -77,7 +77,7 @@ func TestBM25MatchesFTS5(t *testing.T) {
 			for _, user := range users {
 				for range 4 {
 					terms := []string{words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))]}
-					got, err := s.BM25(ctx, user, terms, 50, episode.Filter{})
+					got, err := s.BM25(ctx, user, terms, 50, episode.SearchFilter{})
 					if err != nil {
 						t.Fatalf("%s: BM25: %v", step, err)
 					}
@@ -116,7 +116,7 @@ func TestBM25MatchesFTS5(t *testing.T) {
 	check("updated")
 	write(a, "carol", 40) // carol now holds most: the filter switches sides
 	check("carol grew")
-	if _, err := b.DeleteUser(ctx, "alice"); err != nil {
+	if _, err := b.Forget(ctx, "alice"); err != nil {
 		t.Fatal(err)
 	}
 	check("alice forgotten")

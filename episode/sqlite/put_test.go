@@ -31,7 +31,7 @@ func TestPutSays(t *testing.T) {
 		{"replaced", []episode.Episode{withID("a", "one, edited"), withID("b", "two"), withID("d", "four")}, true, [3]int{1, 1, 1}},
 	}
 	for _, st := range steps {
-		r, err := s.Put(ctx, st.eps, st.replace)
+		r, err := s.Put(ctx, st.replace, st.eps...)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -42,7 +42,7 @@ func TestPutSays(t *testing.T) {
 	if n, err := s.Count(ctx, "u"); err != nil || n != 5 {
 		t.Errorf("stored %d, %v; want 5 (a, b, the id-less one, c, d)", n, err)
 	}
-	if _, err := s.Put(ctx, []episode.Episode{withID("a", "other")}, false); err == nil {
+	if _, err := s.Put(ctx, false, withID("a", "other")); err == nil {
 		t.Error("other content without replace: want ErrConflict")
 	}
 }

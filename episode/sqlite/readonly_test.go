@@ -44,14 +44,14 @@ func TestReadOnly(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 
 	ro := openStore(t, path, Options{ReadOnly: true})
-	if hits, err := ro.BM25(ctx, "a", []string{"ラーメン"}, 10, episode.Filter{}); err != nil || len(hits) != 1 {
+	if hits, err := ro.BM25(ctx, "a", []string{"ラーメン"}, 10, episode.SearchFilter{}); err != nil || len(hits) != 1 {
 		t.Fatalf("BM25: %d hits, %v", len(hits), err)
 	}
 	vec, err := ro.Embedder().Embed(ctx, []string{"ラーメン"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hits, err := ro.Nearest(ctx, "a", vec, 5, episode.Filter{}); err != nil || len(hits[0]) != 2 {
+	if hits, err := ro.Nearest(ctx, "a", vec, 5, episode.SearchFilter{}); err != nil || len(hits[0]) != 2 {
 		t.Fatalf("Nearest: %v, %v", hits, err)
 	}
 	if r, err := ro.Check(ctx); err != nil || len(r.Problems) != 0 || r.Episodes != 2 {
@@ -63,8 +63,8 @@ func TestReadOnly(t *testing.T) {
 	if _, err := ro.Delete(ctx, 1); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Delete: %v, want ErrReadOnly", err)
 	}
-	if _, err := ro.DeleteUser(ctx, "a"); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("DeleteUser: %v, want ErrReadOnly", err)
+	if _, err := ro.Forget(ctx, "a"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Forget: %v, want ErrReadOnly", err)
 	}
 	// Even a direct write on its connections is refused.
 	if _, err := ro.DB().ExecContext(ctx, `DELETE FROM meta`); err == nil {

@@ -19,7 +19,7 @@ func TestReanalyze(t *testing.T) {
 	}
 	find := func(s *Store, terms ...string) int {
 		t.Helper()
-		hits, err := s.BM25(ctx, "jiwoo", terms, 10, episode.Filter{})
+		hits, err := s.BM25(ctx, "jiwoo", terms, 10, episode.SearchFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func TestCheckAndReindex(t *testing.T) {
 	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
 		t.Fatalf("after reindex: %v, %v", r.Problems, err)
 	}
-	hits, _ := s.BM25(ctx, "a", []string{"ラーメン"}, 5, episode.Filter{})
+	hits, _ := s.BM25(ctx, "a", []string{"ラーメン"}, 5, episode.SearchFilter{})
 	if len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("BM25 after reindex = %+v", hits)
 	}
@@ -142,7 +142,7 @@ func TestIDsNeverReused(t *testing.T) {
 			}
 			seen[id] = true
 		}
-		if _, err := s.DeleteUser(ctx, "a"); err != nil {
+		if _, err := s.Forget(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
 		if round == 1 {
@@ -253,13 +253,13 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 		readersWG.Go(func() {
 			user := fmt.Sprintf("user%d", r%users)
 			for !stop.Load() {
-				near, err := s.Nearest(ctx, user, vec, 20, episode.Filter{})
-				var knn, bm25 []episode.Hit
+				near, err := s.Nearest(ctx, user, vec, 20, episode.SearchFilter{})
+				var knn, bm25 []episode.Match
 				if err == nil {
-					knn, err = s.knn(ctx, user, vec[0], 20, episode.Filter{})
+					knn, err = s.knn(ctx, user, vec[0], 20, episode.SearchFilter{})
 				}
 				if err == nil {
-					bm25, err = s.BM25(ctx, user, []string{"ラーメン"}, 20, episode.Filter{})
+					bm25, err = s.BM25(ctx, user, []string{"ラーメン"}, 20, episode.SearchFilter{})
 				}
 				var got []episode.Episode
 				if err == nil {
@@ -339,7 +339,7 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 		live[e.User] = append(live[e.User], e.ID)
 	}
 	for user, want := range live {
-		near, err := s.Nearest(ctx, user, vec, 1000, episode.Filter{})
+		near, err := s.Nearest(ctx, user, vec, 1000, episode.SearchFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +355,7 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 		ops, writers*batches, len(written), deleteCalls.Load(), len(deleted), searches.Load(), snapshots.Load(), want)
 }
 
-func ids(hits []episode.Hit) []int64 {
+func ids(hits []episode.Match) []int64 {
 	out := make([]int64, len(hits))
 	for i, h := range hits {
 		out[i] = h.ID
@@ -568,7 +568,7 @@ func checkCrashedStore(t *testing.T, path string, round int) int {
 			t.Fatal(err)
 		}
 		vec, _ := s.Embedder().Embed(ctx, []string{e.EmbedText()})
-		hits, err := s.knn(ctx, e.User, vec[0], 1, episode.Filter{})
+		hits, err := s.knn(ctx, e.User, vec[0], 1, episode.SearchFilter{})
 		if err != nil || len(hits) != 1 || hits[0].ID != id {
 			t.Fatalf("round %d: episode %d's own vector finds %+v, %v", round, id, hits, err)
 		}

@@ -15,7 +15,7 @@ import (
 
 // filterWhere renders f as SQL conditions over columns with the given
 // prefix, appending the arguments.
-func filterWhere(f episode.Filter, prefix string, args []any) (string, []any) {
+func filterWhere(f episode.SearchFilter, prefix string, args []any) (string, []any) {
 	var b strings.Builder
 	if len(f.Kinds) > 0 {
 		b.WriteString(" AND " + prefix + "kind IN (" + placeholders(len(f.Kinds)) + ")")
@@ -58,8 +58,8 @@ func filterWhere(f episode.Filter, prefix string, args []any) (string, []any) {
 // loaded on the first search and kept up to date by this Store's writes; a
 // write by another process is noticed by the partition's generation and
 // reloads it.
-func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error) {
-	out := make([][]episode.Hit, len(vecs))
+func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k int, f episode.SearchFilter) ([][]episode.Match, error) {
+	out := make([][]episode.Match, len(vecs))
 	if k <= 0 || len(vecs) == 0 {
 		return out, nil
 	}
@@ -97,9 +97,9 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 		return nil, fmt.Errorf("episode store: nearest: %w", err)
 	}
 	for i, rs := range res {
-		out[i] = make([]episode.Hit, len(rs))
+		out[i] = make([]episode.Match, len(rs))
 		for j, r := range rs {
-			out[i][j] = episode.Hit{ID: r.ID, Score: r.Distance}
+			out[i][j] = episode.Match{ID: r.ID, Score: r.Distance}
 		}
 	}
 	return out, nil
@@ -109,8 +109,8 @@ func (s *Store) Nearest(ctx context.Context, user string, vecs [][]float32, k in
 // user (knn). Each scan is a cgo call of its own: with several queries they
 // run concurrently, the first on this goroutine. The lists come in the order
 // of vecs; of several errors, the first query's is returned.
-func (s *Store) exact(ctx context.Context, user string, vecs [][]float32, k int, f episode.Filter) ([][]episode.Hit, error) {
-	out := make([][]episode.Hit, len(vecs))
+func (s *Store) exact(ctx context.Context, user string, vecs [][]float32, k int, f episode.SearchFilter) ([][]episode.Match, error) {
+	out := make([][]episode.Match, len(vecs))
 	errs := make([]error, len(vecs))
 	var wg sync.WaitGroup
 	for i := 1; i < len(vecs); i++ {
@@ -130,7 +130,7 @@ func (s *Store) exact(ctx context.Context, user string, vecs [][]float32, k int,
 
 // knn returns the k nearest episodes of user to vec by cosine distance,
 // nearest first, with the filter applied inside vec0's exact scan.
-func (s *Store) knn(ctx context.Context, user string, vec []float32, k int, f episode.Filter) ([]episode.Hit, error) {
+func (s *Store) knn(ctx context.Context, user string, vec []float32, k int, f episode.SearchFilter) ([]episode.Match, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -167,14 +167,14 @@ const personFilterShare = 0.5
 // (fts5rank.go) from the phrases' row counts over the whole store, which the
 // Store keeps (phraseDocs) instead of reading every phrase's posting list on
 // every query.
-func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f episode.Filter) ([]episode.Hit, error) {
+func (s *Store) BM25(ctx context.Context, user string, terms []string, k int, f episode.SearchFilter) ([]episode.Match, error) {
 	hits, _, err := s.bm25(ctx, user, terms, k, f, true)
 	return hits, err
 }
 
 // bm25 is BM25; it reads the rows without the join (bm25Held) when mayHold
 // and the person's index allows, and reports whether it did.
-func (s *Store) bm25(ctx context.Context, user string, terms []string, k int, f episode.Filter, mayHold bool) (_ []episode.Hit, held bool, _ error) {
+func (s *Store) bm25(ctx context.Context, user string, terms []string, k int, f episode.SearchFilter, mayHold bool) (_ []episode.Match, held bool, _ error) {
 	if k <= 0 {
 		return nil, false, nil
 	}
@@ -226,7 +226,7 @@ func (s *Store) bm25(ctx context.Context, user string, terms []string, k int, f 
 // than k of them are the person's and pass (a narrow time window, another
 // person's rows), ok is false and BM25 joins. args are the score's, then the
 // match expression.
-func (s *Store) bm25Held(ctx context.Context, user, score string, args []any, k int, f episode.Filter) (hits []episode.Hit, ok bool, err error) {
+func (s *Store) bm25Held(ctx context.Context, user, score string, args []any, k int, f episode.SearchFilter) (hits []episode.Match, ok bool, err error) {
 	pi, gen, err := s.heldIndex(ctx, user)
 	if pi == nil || err != nil {
 		return nil, false, err
@@ -376,7 +376,7 @@ func (s *Store) heldIndex(ctx context.Context, user string) (*partIndex, int64, 
 
 // Between returns up to limit episodes of user that pass the filter (use its
 // Since and Until for the time window), newest first.
-func (s *Store) Between(ctx context.Context, user string, limit int, f episode.Filter) ([]episode.Episode, error) {
+func (s *Store) Between(ctx context.Context, user string, limit int, f episode.SearchFilter) ([]episode.Episode, error) {
 	return s.newest(ctx, "between", user, limit, f, "")
 }
 
@@ -384,7 +384,7 @@ func (s *Store) Between(ctx context.Context, user string, limit int, f episode.F
 // the filter, oldest first: the episodes with a reply (a notification not yet
 // answered is not part of it), as the reference takes the recent conversation
 // from the store.
-func (s *Store) Conversation(ctx context.Context, user string, n int, f episode.Filter) ([]episode.Episode, error) {
+func (s *Store) Conversation(ctx context.Context, user string, n int, f episode.SearchFilter) ([]episode.Episode, error) {
 	eps, err := s.newest(ctx, "conversation", user, n, f, " AND reply_text != ''")
 	slices.Reverse(eps)
 	return eps, err
@@ -392,7 +392,7 @@ func (s *Store) Conversation(ctx context.Context, user string, n int, f episode.
 
 // newest returns up to limit episodes of user that pass the filter and the
 // SQL condition cond, newest first.
-func (s *Store) newest(ctx context.Context, what, user string, limit int, f episode.Filter, cond string) ([]episode.Episode, error) {
+func (s *Store) newest(ctx context.Context, what, user string, limit int, f episode.SearchFilter, cond string) ([]episode.Episode, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -497,11 +497,11 @@ type rowScanner interface {
 	Close() error
 }
 
-func scanHits(rows rowScanner, what string) ([]episode.Hit, error) {
+func scanHits(rows rowScanner, what string) ([]episode.Match, error) {
 	defer rows.Close()
-	var hits []episode.Hit
+	var hits []episode.Match
 	for rows.Next() {
-		var h episode.Hit
+		var h episode.Match
 		var score sql.NullFloat64
 		if err := rows.Scan(&h.ID, &score); err != nil {
 			return nil, fmt.Errorf("episode store: %s: %w", what, err)

@@ -81,7 +81,7 @@ func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
 //   - lifecycle (store.go): Open, Close, Path, Embedder, Analyzer, Meta,
 //     and DB for tests;
 //   - writes (write.go): Add, Update, Put;
-//   - removals (delete.go, erasure.go): Delete, DeleteUser, and the record
+//   - removals (delete.go, erasure.go): Delete, Forget, and the record
 //     of erasures that Restore re-applies;
 //   - reads (read.go): Get, GetMany, GetManyTerms, IDByExternal, Recent,
 //     Count;

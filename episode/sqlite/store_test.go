@@ -159,10 +159,10 @@ func TestAddIdempotentByExternalID(t *testing.T) {
 	if got, _ := s.Get(ctx, ids[0]); got.UserText != "changed" || got.ExternalID != "x1" {
 		t.Errorf("the new version: %+v", got)
 	}
-	if hits, err := s.BM25(ctx, "u", strings.Fields(s.Analyzer().Index("changed")), 10, episode.Filter{}); err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
+	if hits, err := s.BM25(ctx, "u", strings.Fields(s.Analyzer().Index("changed")), 10, episode.SearchFilter{}); err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Errorf("BM25 of the new text: %v, %v", hits, err)
 	}
-	if hits, err := s.BM25(ctx, "u", strings.Fields(s.Analyzer().Index("hello")), 10, episode.Filter{}); err != nil || len(hits) != 0 {
+	if hits, err := s.BM25(ctx, "u", strings.Fields(s.Analyzer().Index("hello")), 10, episode.SearchFilter{}); err != nil || len(hits) != 0 {
 		t.Errorf("BM25 of the old text: %v, %v", hits, err)
 	}
 	if n, _ := s.Count(ctx, "u"); n != 1 {
@@ -264,9 +264,9 @@ func TestDeleteAndForget(t *testing.T) {
 	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
 		t.Fatalf("after delete: %v", c)
 	}
-	er, err := s.DeleteUser(ctx, "a")
+	er, err := s.Forget(ctx, "a")
 	if err != nil || er.Episodes != 1 {
-		t.Fatalf("DeleteUser = %+v, %v; want 1 episode", er, err)
+		t.Fatalf("Forget = %+v, %v; want 1 episode", er, err)
 	}
 	if c := tableCounts(t, s); c != [3]int{1, 1, 1} {
 		t.Fatalf("after forget: %v", c)
@@ -299,8 +299,8 @@ func TestOpenWithoutEmbedder(t *testing.T) {
 	if _, err := s.Add(ctx, []episode.Episode{ep("a", "three", "3", day)}); !errors.Is(err, ErrNoEmbedder) {
 		t.Errorf("Add: %v, want ErrNoEmbedder", err)
 	}
-	if er, err := s.DeleteUser(ctx, "a"); err != nil || er.Episodes != 1 {
-		t.Errorf("DeleteUser = %+v, %v", er, err)
+	if er, err := s.Forget(ctx, "a"); err != nil || er.Episodes != 1 {
+		t.Errorf("Forget = %+v, %v", er, err)
 	}
 	if n, err := s.Count(ctx, "b"); n != 1 || err != nil {
 		t.Errorf("Count(b) = %d, %v", n, err)
@@ -347,7 +347,7 @@ func TestConversation(t *testing.T) {
 	if _, err := s.Add(ctx, eps); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Conversation(ctx, "u", 3, episode.Filter{Kinds: []episode.Kind{episode.KindEpisode}})
+	got, err := s.Conversation(ctx, "u", 3, episode.SearchFilter{Kinds: []episode.Kind{episode.KindEpisode}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestConversation(t *testing.T) {
 	if !slices.Equal(texts, []string{"b", "c", "d"}) {
 		t.Fatalf("Conversation = %v, want b c d", texts)
 	}
-	if got, err := s.Conversation(ctx, "u", 2, episode.Filter{MaxSensitivity: episode.SensitivitySecret}); err != nil || len(got) != 2 || got[0].UserText != "secret" {
+	if got, err := s.Conversation(ctx, "u", 2, episode.SearchFilter{MaxSensitivity: episode.SensitivitySecret}); err != nil || len(got) != 2 || got[0].UserText != "secret" {
 		t.Fatalf("Conversation up to secret = %+v, %v", got, err)
 	}
 }
@@ -379,7 +379,7 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	vec, _ := s.Embedder().Embed(ctx, []string{text})
-	f := episode.Filter{Kinds: []episode.Kind{episode.KindEpisode}, States: []episode.State{episode.StateRaw, episode.StateValidated, episode.StateConsolidated}, Since: day.AddDate(-1, 0, 0)}
+	f := episode.SearchFilter{Kinds: []episode.Kind{episode.KindEpisode}, States: []episode.State{episode.StateRaw, episode.StateValidated, episode.StateConsolidated}, Since: day.AddDate(-1, 0, 0)}
 	hits, err := s.knn(ctx, "a", vec[0], 10, f)
 	if err != nil {
 		t.Fatal(err)
@@ -391,26 +391,26 @@ func TestKNNFiltersAndPartitions(t *testing.T) {
 		t.Fatalf("distance of an identical text = %v", hits[0].Score)
 	}
 	// The zero filter admits every kind, state and time, sensitivity normal only.
-	hits, _ = s.knn(ctx, "a", vec[0], 10, episode.Filter{})
+	hits, _ = s.knn(ctx, "a", vec[0], 10, episode.SearchFilter{})
 	if len(hits) != 4 {
 		t.Fatalf("zero filter: %d hits, want 4", len(hits))
 	}
 	if _, err := s.knn(ctx, "a", []float32{1}, 10, f); err == nil {
 		t.Fatal("KNN with a wrong-size vector did not fail")
 	}
-	// Filter.Admits decides as the searches' SQL does, episode by episode.
+	// SearchFilter.Admits decides as the searches' SQL does, episode by episode.
 	stored, err := s.GetMany(ctx, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	until := episode.Filter{Until: day, MaxSensitivity: episode.SensitivitySecret}
-	for _, f := range []episode.Filter{f, {}, until, {Kinds: []episode.Kind{episode.KindFact}, MaxSensitivity: episode.SensitivitySecret}} {
+	until := episode.SearchFilter{Until: day, MaxSensitivity: episode.SensitivitySecret}
+	for _, f := range []episode.SearchFilter{f, {}, until, {Kinds: []episode.Kind{episode.KindFact}, MaxSensitivity: episode.SensitivitySecret}} {
 		hits, err := s.knn(ctx, "a", vec[0], 10, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range stored {
-			found := slices.ContainsFunc(hits, func(h episode.Hit) bool { return h.ID == e.ID })
+			found := slices.ContainsFunc(hits, func(h episode.Match) bool { return h.ID == e.ID })
 			if e.User == "a" && f.Admits(e) != found {
 				t.Errorf("filter %+v: Admits(%d) = %v, the search found it: %v", f, e.ID, f.Admits(e), found)
 			}
@@ -431,7 +431,7 @@ func TestBM25FindsWordsInsideJapaneseClauses(t *testing.T) {
 			if _, err := s.Add(ctx, []episode.Episode{ep("a", "昨日ラーメンを食べた", "", day), ep("b", "ラーメン", "", day)}); err != nil {
 				t.Fatal(err)
 			}
-			hits, err := s.BM25(ctx, "a", tt.analyzer.Terms("ラーメン"), 10, episode.Filter{})
+			hits, err := s.BM25(ctx, "a", tt.analyzer.Terms("ラーメン"), 10, episode.SearchFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,7 +448,7 @@ func TestBM25HostileQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`"`, `NEAR(`, `col:x`, `*`, `^x`, "a\x00b", `AND OR NOT`, `)`, ""} {
-		if _, err := s.BM25(ctx, "a", s.Analyzer().Terms(q), 10, episode.Filter{}); err != nil {
+		if _, err := s.BM25(ctx, "a", s.Analyzer().Terms(q), 10, episode.SearchFilter{}); err != nil {
 			t.Errorf("query %q: %v", q, err)
 		}
 	}
@@ -476,7 +476,7 @@ func TestBM25Terms(t *testing.T) {
 		{[]string{`"`}, nil},
 		{[]string{`col:x`}, ids[:1]},
 	} {
-		hits, err := s.BM25(ctx, "a", tt.terms, 10, episode.Filter{})
+		hits, err := s.BM25(ctx, "a", tt.terms, 10, episode.SearchFilter{})
 		if err != nil {
 			t.Errorf("terms %q: %v", tt.terms, err)
 			continue
@@ -551,7 +551,7 @@ func TestConcurrentAddAndRead(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 20 {
-				if _, err := s.BM25(ctx, "u", []string{"message"}, 5, episode.Filter{}); err != nil {
+				if _, err := s.BM25(ctx, "u", []string{"message"}, 5, episode.SearchFilter{}); err != nil {
 					errs <- err
 				}
 			}
@@ -605,7 +605,7 @@ func TestStatsAndReembed(t *testing.T) {
 	}
 	s2 := openStore(t, path, Options{Embedder: hashEmbedder(t, 32)})
 	vec, _ := s2.Embedder().Embed(ctx, []string{"ラーメン"})
-	hits, err := s2.knn(ctx, "a", vec[0], 1, episode.Filter{})
+	hits, err := s2.knn(ctx, "a", vec[0], 1, episode.SearchFilter{})
 	if err != nil || len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("KNN after reembed = %+v, %v", hits, err)
 	}
@@ -617,16 +617,16 @@ func TestBetweenAndUntil(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Between(ctx, "u", 10, episode.Filter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)})
+	got, err := s.Between(ctx, "u", 10, episode.SearchFilter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)})
 	if err != nil || len(got) != 1 || got[0].ID != ids[1] {
 		t.Fatalf("Between = %+v, %v; want only episode %d ([since, until) is half-open)", got, err, ids[1])
 	}
-	got, _ = s.Between(ctx, "u", 2, episode.Filter{})
+	got, _ = s.Between(ctx, "u", 2, episode.SearchFilter{})
 	if len(got) != 2 || got[0].ID != ids[2] || got[1].ID != ids[1] {
 		t.Fatalf("Between newest first, limit 2 = %+v", got)
 	}
 	vec, _ := s.Embedder().Embed(ctx, []string{"a"})
-	hits, _ := s.knn(ctx, "u", vec[0], 10, episode.Filter{Until: day.Add(time.Hour)})
+	hits, _ := s.knn(ctx, "u", vec[0], 10, episode.SearchFilter{Until: day.Add(time.Hour)})
 	if len(hits) != 1 || hits[0].ID != ids[0] {
 		t.Fatalf("KNN with Until = %+v", hits)
 	}
@@ -702,7 +702,7 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("after migrating 1 -> %d: DocFreq = %v, %v", SchemaVersion, df, err)
 	}
 	// Version 4 gave every FTS row its person: BM25 finds a's episode only.
-	hits, err := s.BM25(ctx, "a", []string{"ラーメン"}, 5, episode.Filter{})
+	hits, err := s.BM25(ctx, "a", []string{"ラーメン"}, 5, episode.SearchFilter{})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after migrating 1 -> %d: BM25 = %v, %v", SchemaVersion, hits, err)
 	}
@@ -711,7 +711,7 @@ func TestMigrateFromV1(t *testing.T) {
 	}
 	// Version 3 quantized the stored vector: the in-memory index finds it.
 	vecs, _ := s.Embedder().Embed(ctx, []string{"ラーメン"})
-	near, err := s.Nearest(ctx, "a", vecs, 5, episode.Filter{})
+	near, err := s.Nearest(ctx, "a", vecs, 5, episode.SearchFilter{})
 	if err != nil || len(near[0]) != 1 || near[0][0].Score > 0.01 {
 		t.Fatalf("after migrating 1 -> 3: Nearest = %v, %v", near, err)
 	}
@@ -734,7 +734,7 @@ func TestBM25OnlyThePersonsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for user, want := range map[string]int{"many": 3, "few": 1, "nobody": 0} {
-		hits, err := s.BM25(ctx, user, []string{"ラーメン"}, 10, episode.Filter{})
+		hits, err := s.BM25(ctx, user, []string{"ラーメン"}, 10, episode.SearchFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ import (
 // full-text index was last merged to a sixteenth of the store merges it
 // (ftsmerge.go): about 2 s at a million episodes, once every 62,500.
 func (s *Store) Add(ctx context.Context, eps []episode.Episode) ([]int64, error) {
-	r, err := s.Put(ctx, eps, false)
+	r, err := s.Put(ctx, false, eps...)
 	return r.IDs, err
 }
 
@@ -42,13 +42,13 @@ func (s *Store) Add(ctx context.Context, eps []episode.Episode) ([]int64, error)
 // episode gets a new id (ids are never reused); Update returns the ids of
 // eps, in order. An episode stored with the same content is left as it is.
 func (s *Store) Update(ctx context.Context, eps []episode.Episode) ([]int64, error) {
-	r, err := s.Put(ctx, eps, true)
+	r, err := s.Put(ctx, true, eps...)
 	return r.IDs, err
 }
 
 // Put stores eps as Add does, or as Update does when replace, and says what
 // it did with them.
-func (s *Store) Put(ctx context.Context, eps []episode.Episode, replace bool) (episode.PutResult, error) {
+func (s *Store) Put(ctx context.Context, replace bool, eps ...episode.Episode) (episode.PutResult, error) {
 	ids, inserted, replaced, err := s.add(ctx, eps, replace)
 	if ids == nil {
 		return episode.PutResult{}, err
