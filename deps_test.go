@@ -1,6 +1,7 @@
 package omoide_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -9,8 +10,9 @@ import (
 // TestModelBuildsWithoutCgo: the packages that only read or rank episodes
 // (the episode model, transcript, ingest, retriever) depend on no package
 // outside the standard library with cgo, SQLite's driver and sqlite-vec
-// among them, so they build, vet and test with CGO_ENABLED=0; only
-// episode/sqlite holds the store.
+// among them, so they build, vet and test with CGO_ENABLED=0 (their
+// tests that need a store say //go:build cgo); only episode/sqlite holds
+// the store.
 func TestModelBuildsWithoutCgo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -34,5 +36,12 @@ func TestModelBuildsWithoutCgo(t *testing.T) {
 	}
 	if seen < len(pkgs) {
 		t.Fatalf("go list named %d packages:\n%s", seen, out)
+	}
+	// and they vet, tests included, with cgo off (their tests that need the
+	// store say //go:build cgo)
+	vet := exec.Command("go", append([]string{"vet"}, pkgs...)...)
+	vet.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := vet.CombinedOutput(); err != nil {
+		t.Errorf("CGO_ENABLED=0 go vet: %v\n%s", err, out)
 	}
 }
