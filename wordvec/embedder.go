@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/tokenize"
@@ -21,6 +22,36 @@ func ReadFile(path string) (*Vectors, error) {
 		return nil, fmt.Errorf("wordvec: %s: %w", path, err)
 	}
 	return v, nil
+}
+
+// WriteFile writes v to path (Write's format) through a temporary file in
+// the same directory renamed into place, so that a failed write leaves no
+// partial file and path is either its old content or v; it returns the size
+// written.
+func WriteFile(path string, v *Vectors) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return 0, fmt.Errorf("wordvec: writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing to remove
+	err = v.Write(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	var st os.FileInfo
+	if err == nil {
+		st, err = os.Stat(tmp.Name())
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("wordvec: writing %s: %w", path, err)
+	}
+	return st.Size(), nil
 }
 
 // Embedder returns the embedder of v's terms (embed.Terms) with the

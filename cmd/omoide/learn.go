@@ -1,23 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
-	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/ingest"
-	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 	"github.com/omoide/omoide/transcript"
 	"github.com/omoide/omoide/wordvec"
@@ -79,25 +72,28 @@ func runLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -%v", errUsage, err)
 		}
 	}
-	var people map[string]bool
+	var people []string
 	if *usersFile != "" {
-		if people, err = readPeople(*usersFile); err != nil {
+		if people, err = cli.ReadLines(*usersFile, stdin); err == nil && len(people) == 0 {
+			err = fmt.Errorf("%s names no one", *usersFile)
+		}
+		if err != nil {
 			return fmt.Errorf("-users: %w", err)
 		}
 	}
 	opts := wordvec.Options{Dim: *dim, MinCount: *minCount, Window: *window, Seed: *seed}
 
 	start := time.Now()
-	var sink *learnSink
+	var l *omoide.VectorLearner
 	if len(files) > 0 {
 		a, err := tokenize.ByName(*analyzerName)
 		if err != nil {
 			return fmt.Errorf("%w: -analyzer: %v", errUsage, err)
 		}
-		if sink, err = newLearnSink(a, opts, people); err != nil {
-			return err
+		if l, err = omoide.NewVectorLearner(a, opts, people); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		if err := sink.readFiles(ctx, files, fileFormat, *user); err != nil {
+		if err := learnFiles(ctx, l, files, fileFormat, *user); err != nil {
 			return err
 		}
 	} else {
@@ -109,28 +105,29 @@ func runLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		defer store.Close()
-		if sink, err = newLearnSink(store.Analyzer(), opts, people); err != nil {
-			return err
+		if l, err = omoide.NewVectorLearner(store.Analyzer(), opts, people); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		if err := sink.readStore(ctx, store); err != nil {
+		if err := l.ReadStore(ctx, store); err != nil {
 			return err
 		}
 	}
 	read := time.Since(start)
-	vecs, err := sink.learner.Learn(ctx)
-	if err != nil {
-		return fmt.Errorf("learning from %d exchanges: %w", sink.learned, err)
-	}
-	size, err := writeVectors(*out, vecs)
+	vecs, err := l.Learn(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d episodes read, %d learned from", sink.read, sink.learned)
-	if sink.unsearched > 0 {
-		fmt.Fprintf(stdout, ", %d not searched by default left out (private, secret or archived)", sink.unsearched)
+	size, err := wordvec.WriteFile(*out, vecs)
+	if err != nil {
+		return err
 	}
-	if sink.otherPeople > 0 {
-		fmt.Fprintf(stdout, ", %d of people not in -users left out", sink.otherPeople)
+	c := l.Counts()
+	fmt.Fprintf(stdout, "%d episodes read, %d learned from", c.Read, c.Learned)
+	if c.Unsearched > 0 {
+		fmt.Fprintf(stdout, ", %d not searched by default left out (private, secret or archived)", c.Unsearched)
+	}
+	if c.OtherPeople > 0 {
+		fmt.Fprintf(stdout, ", %d of people not in -users left out", c.OtherPeople)
 	}
 	p := vecs.Params()
 	fmt.Fprintf(stdout, "\n%d terms of %s, %d dimensions; read in %s, learned in %s\nwrote %s: %d bytes, fingerprint %s\n",
@@ -139,62 +136,10 @@ func runLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// learnSink hands the episodes the default search admits to a learner, in
-// batches; as an ingest.Storer it takes them from ingest's readers.
-type learnSink struct {
-	learner *wordvec.Learner
-	filter  retriever.Filter // the default search's
-	people  map[string]bool  // nil: everyone
-	batch   []wordvec.Exchange
-
-	read, learned, unsearched, otherPeople int
-}
-
-// newLearnSink returns a sink learning with a and opts from the episodes of
-// people (nil: everyone).
-func newLearnSink(a tokenize.Analyzer, opts wordvec.Options, people map[string]bool) (*learnSink, error) {
-	l, err := wordvec.NewLearner(a, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return &learnSink{learner: l, filter: retriever.DefaultOptions().Filter, people: people}, nil
-}
-
-// Put takes a batch of episodes: those the default search admits, of the
-// people learned from, are learned from; the others are counted.
-func (s *learnSink) Put(ctx context.Context, _ bool, eps ...episode.Episode) (episode.PutResult, error) {
-	for _, e := range eps {
-		s.read++
-		switch {
-		case !s.filter.Admits(cmp.Or(e.Kind, episode.KindEpisode), e.State, e.Sensitivity):
-			s.unsearched++
-		case s.people != nil && !s.people[e.User]:
-			s.otherPeople++
-		default:
-			s.learned++
-			s.batch = append(s.batch, wordvec.Exchange{Message: e.UserText, Reply: e.ReplyText})
-		}
-	}
-	if err := s.flush(ctx); err != nil {
-		return episode.PutResult{}, err
-	}
-	return episode.PutResult{Added: len(eps)}, nil
-}
-
-// flush hands the batch to the learner.
-func (s *learnSink) flush(ctx context.Context) error {
-	if len(s.batch) == 0 {
-		return nil
-	}
-	err := s.learner.Add(ctx, s.batch...)
-	s.batch = s.batch[:0]
-	return err
-}
-
-// readFiles reads files (ingest's formats; f "" from each name) into the
-// sink.
-func (s *learnSink) readFiles(ctx context.Context, files []string, f ingest.Format, user string) error {
-	in := ingest.New(s, ingest.Options{Batch: learnBatch, Transcript: transcript.Options{User: user}})
+// learnFiles gives l the episodes of files (ingest's formats; f "" from each
+// name).
+func learnFiles(ctx context.Context, l *omoide.VectorLearner, files []string, f ingest.Format, user string) error {
+	in := ingest.New(l, ingest.Options{Batch: learnBatch, Transcript: transcript.Options{User: user}})
 	for _, name := range files {
 		ff := f
 		if ff == "" && name != "-" {
@@ -203,101 +148,9 @@ func (s *learnSink) readFiles(ctx context.Context, files []string, f ingest.Form
 				return fmt.Errorf("%w: %v: give -format jsonl or -format transcript", errUsage, err)
 			}
 		}
-		r, shown, err := openInput(name)
-		if err != nil {
-			return err
-		}
-		err = in.Read(ctx, shown, r, ff)
-		r.Close()
-		if err != nil {
+		if err := readInput(ctx, in, name, ff); err != nil {
 			return err
 		}
 	}
 	return in.Flush(ctx)
-}
-
-// storePage is how many people or episodes readStore reads at a time.
-const storePage = 1000
-
-// readStore reads every person's episodes of store into the sink, page by
-// page, in the store's order.
-func (s *learnSink) readStore(ctx context.Context, store *sqlite.Store) error {
-	for after := ""; ; {
-		people, err := store.People(ctx, after, storePage)
-		if err != nil {
-			return err
-		}
-		for _, p := range people {
-			for id := int64(0); ; {
-				eps, err := store.Episodes(ctx, p.User, id, storePage)
-				if err != nil {
-					return err
-				}
-				if _, err := s.Put(ctx, false, eps...); err != nil {
-					return err
-				}
-				if len(eps) < storePage {
-					break
-				}
-				id = eps[len(eps)-1].ID
-			}
-		}
-		if len(people) < storePage {
-			return nil
-		}
-		after = people[len(people)-1].User
-	}
-}
-
-// readPeople reads a file of people's names, one a line; blank lines are
-// skipped, and a name is taken as it is written (no trimming but of the
-// line ending).
-func readPeople(name string) (map[string]bool, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	people := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := strings.TrimSuffix(sc.Text(), "\r"); line != "" {
-			people[line] = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(people) == 0 {
-		return nil, fmt.Errorf("%s names no one", name)
-	}
-	return people, nil
-}
-
-// writeVectors writes vecs to name through a temporary file renamed into
-// place, so that a failed run leaves no partial file, and returns its size.
-func writeVectors(name string, vecs *wordvec.Vectors) (int64, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, nothing to remove
-	werr := vecs.Write(tmp)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return 0, fmt.Errorf("writing %s: %w", name, werr)
-	}
-	st, err := os.Stat(tmp.Name())
-	if err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return 0, errors.Join(fmt.Errorf("writing %s", name), err)
-	}
-	return st.Size(), nil
 }
