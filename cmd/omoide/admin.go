@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,10 +36,7 @@ func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	ext := fs.String("external-id", "", "the external `id` of the episode to delete (needs -user)")
 	user := fs.String("user", "", "the person of -external-id")
 	setUsage(fs, "omoide delete -id N [-id M ...] | -external-id X -user U", deleteDescription)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	switch {
@@ -98,11 +94,8 @@ func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // openPersonStore parses the flags of a command about one person (-user,
 // required) and opens the store.
-func (sc *storeConfig) openPersonStore(ctx context.Context, fs *flag.FlagSet, args []string, user *string) (*sqlite.Store, error) {
-	if err := parse(fs, args); err != nil {
-		return nil, err
-	}
-	if err := sc.validate(); err != nil {
+func (sc *storeConfig) openPersonStore(ctx context.Context, args []string, user *string) (*sqlite.Store, error) {
+	if err := sc.parse(args); err != nil {
 		return nil, err
 	}
 	if *user == "" {
@@ -116,7 +109,7 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sc := addStoreFlags(fs)
 	user := fs.String("user", "", "the person to forget entirely (required); asks nothing")
 	setUsage(fs, "omoide forget -user U", "Forget removes every episode of a person from the store, without asking.\n\n")
-	store, err := sc.openPersonStore(ctx, fs, args, user)
+	store, err := sc.openPersonStore(ctx, args, user)
 	if err != nil {
 		return err
 	}
@@ -147,10 +140,7 @@ first, and Litestream too. Without a store at -db (a node lost with its disk) th
 as it is: nothing can be erased again.
 
 `)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	if *from == "" {
@@ -179,7 +169,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 stored without an external id is written with the id "`+episode.ExportIDPrefix+`<its id>".
 
 `)
-	store, err := sc.openPersonStore(ctx, fs, args, user)
+	store, err := sc.openPersonStore(ctx, args, user)
 	if err != nil {
 		return err
 	}
@@ -214,10 +204,7 @@ go on reading and writing it: one snapshot, compacted, with no free pages. The c
 of its own ("omoide check -db FILE").
 
 `)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -251,10 +238,7 @@ default: private and secret episodes, archived ones), which a request's filter c
 (retrieve -max-sensitivity private, -states; over HTTP "filter").
 
 `)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	store, err := sc.openStore(ctx)
@@ -310,10 +294,7 @@ func runReembed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	batch := fs.Int("batch", sqlite.DefaultReembedBatch, "episodes per embedder call")
 	showProgress := fs.Bool("progress", false, "draw the progress bar on stderr even when it is not a terminal")
 	setUsage(fs, "omoide reembed [flags]", reembedDescription)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	if *batch <= 0 {
@@ -354,7 +335,7 @@ status 1 when it finds a problem or such a name; "omoide reindex" rebuilds both 
 episodes.
 
 `)
-	if err := parse(fs, args); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	store, err := sc.openStore(ctx)

@@ -86,6 +86,24 @@ func (c *storeConfig) addRetrieveFlags(fs *flag.FlagSet) {
 		"decide with the relevance model in this JSON `file` (made by \"bench train -o\" on your own labelled data) instead of the built-in one")
 }
 
+// parse parses args, flags only, and checks the shared flags (validate).
+func (c *storeConfig) parse(args []string) error {
+	if err := parse(c.fs, args); err != nil {
+		return err
+	}
+	return c.validate()
+}
+
+// parseArgs is parse allowing positional arguments (cli.ParseArgs), which it
+// returns.
+func (c *storeConfig) parseArgs(args []string) ([]string, error) {
+	pos, err := cli.ParseArgs(c.fs, args)
+	if err == nil {
+		err = c.validate()
+	}
+	return pos, err
+}
+
 // validate checks the shared flags; every error it returns is a usage error.
 func (c *storeConfig) validate() error {
 	if c.db == "" {

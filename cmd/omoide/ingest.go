@@ -50,11 +50,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	user := fs.String("user", "", "transcript: the person of blocks before any \"# user:\" line")
 	tz := fs.String("tz", "", "transcript: the time `zone` of timestamps without a UTC offset, e.g. Asia/Tokyo")
 	setUsage(fs, "omoide ingest [flags] FILE|- ...", ingestDescription+transcript.Format)
-	files, err := cli.ParseArgs(fs, args)
+	files, err := sc.parseArgs(args)
 	if err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
 		return err
 	}
 	if len(files) == 0 {

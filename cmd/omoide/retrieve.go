@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
@@ -71,11 +70,8 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	langHint := fs.String("lang", "", "the message's `language` where its script does not tell: ja, zh, ko or en (a Japanese person's Han-only 東京都庁)")
 	clip := fs.Int("clip", 60, "clip texts in the table to this many characters (0: no clipping)")
 	setUsage(fs, "omoide retrieve -user USER [flags] [-text] MESSAGE", retrieveDescription)
-	pos, err := cli.ParseArgs(fs, args)
+	pos, err := sc.parseArgs(args)
 	if err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
 		return err
 	}
 	switch {

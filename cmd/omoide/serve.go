@@ -57,10 +57,7 @@ logs message text, the token or the API key.
 `+`SIGINT or SIGTERM stops accepting connections, waits up to -shutdown-timeout for the requests in
 flight (an accepted write is stored before the process exits), then closes the store.
 `)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := sc.validate(); err != nil {
+	if err := sc.parse(args); err != nil {
 		return err
 	}
 	if *timeout <= 0 || *shutdownTimeout <= 0 {
