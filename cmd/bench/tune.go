@@ -180,11 +180,6 @@ type tuneCell struct {
 func sweep(qs []tuneQuery, ws []rerank.Weights, gates []rerank.Gate, mediums, highs []float64, base rerank.Options) []tuneCell {
 	var cells []tuneCell
 	for _, w := range ws {
-		type walked struct {
-			first float64 // the first pick's Final; -Inf without a pick
-			hit   bool    // a pick is relevant
-			r5    float64
-		}
 		o := base
 		o.Weights = w
 		sorted := make([][]rerank.Scored, len(qs))
@@ -193,68 +188,87 @@ func sweep(qs []tuneQuery, ws []rerank.Weights, gates []rerank.Gate, mediums, hi
 		}
 		for _, g := range gates {
 			for _, m := range mediums {
-				walks := make([]walked, len(qs))
-				for i, q := range qs {
-					o.Gate, o.Select.Medium = g, m
-					picks := q.picks(sorted[i], o, true)
-					walks[i].first = math.Inf(-1)
-					if len(picks) > 0 {
-						walks[i].first = picks[0].Final
-					}
-					for _, p := range picks {
-						if q.relevant[q.ext[p.ID]] {
-							walks[i].hit = true
-						}
-					}
-					ids := make([]string, min(5, len(sorted[i])))
-					for j := range ids {
-						ids[j] = q.ext[sorted[i][j].ID]
-					}
-					walks[i].r5 = recallAt(ids, q.relevant, 5)
-				}
+				o.Gate, o.Select.Medium = g, m
+				walks := walkAll(qs, sorted, o)
 				for _, h := range highs {
-					c := tuneCell{Weights: w, Gate: g, Medium: m, High: h}
-					inj, injHit, injPos, falseInj, top5, injTop5 := 0, 0, 0, 0, 0, 0
-					for i, q := range qs {
-						injected := walks[i].first >= h
-						if len(q.relevant) == 0 {
-							c.N0++
-							if injected {
-								inj++
-								falseInj++
-							}
-							continue
-						}
-						c.N++
-						c.R5 += walks[i].r5
-						if walks[i].r5 > 0 {
-							top5++
-							if injected {
-								injTop5++
-							}
-						}
-						if injected {
-							inj++
-							injPos++
-							if walks[i].hit {
-								injHit++
-							}
-						}
-					}
-					c.Precision = rate(injHit, inj)
-					c.Recall = rate(injHit, c.N)
-					c.Inject = rate(injPos, c.N)
-					c.FalseInject = rate(falseInj, c.N0)
-					c.InjectTop5 = rate(injTop5, top5)
-					if c.N > 0 {
-						c.R5 /= float64(c.N)
-					}
-					cells = append(cells, c)
+					cells = append(cells, cellOf(qs, walks, tuneCell{Weights: w, Gate: g, Medium: m, High: h}))
 				}
 			}
 		}
 	}
 	return cells
+}
+
+// tuneWalk is what a query's picks under one (weights, gate, medium) give
+// every High threshold.
+type tuneWalk struct {
+	first float64 // the first pick's Final; -Inf without a pick
+	hit   bool    // a pick is relevant
+	r5    float64
+}
+
+// walkAll walks each query's replayed ranking (sorted, in qs's order) under o.
+func walkAll(qs []tuneQuery, sorted [][]rerank.Scored, o rerank.Options) []tuneWalk {
+	walks := make([]tuneWalk, len(qs))
+	for i, q := range qs {
+		picks := q.picks(sorted[i], o, true)
+		walks[i].first = math.Inf(-1)
+		if len(picks) > 0 {
+			walks[i].first = picks[0].Final
+		}
+		for _, p := range picks {
+			if q.relevant[q.ext[p.ID]] {
+				walks[i].hit = true
+			}
+		}
+		ids := make([]string, min(5, len(sorted[i])))
+		for j := range ids {
+			ids[j] = q.ext[sorted[i][j].ID]
+		}
+		walks[i].r5 = recallAt(ids, q.relevant, 5)
+	}
+	return walks
+}
+
+// cellOf fills c's figures from the walks: a query injects when its first
+// pick reaches c.High.
+func cellOf(qs []tuneQuery, walks []tuneWalk, c tuneCell) tuneCell {
+	inj, injHit, injPos, falseInj, top5, injTop5 := 0, 0, 0, 0, 0, 0
+	for i, q := range qs {
+		injected := walks[i].first >= c.High
+		if len(q.relevant) == 0 {
+			c.N0++
+			if injected {
+				inj++
+				falseInj++
+			}
+			continue
+		}
+		c.N++
+		c.R5 += walks[i].r5
+		if walks[i].r5 > 0 {
+			top5++
+			if injected {
+				injTop5++
+			}
+		}
+		if injected {
+			inj++
+			injPos++
+			if walks[i].hit {
+				injHit++
+			}
+		}
+	}
+	c.Precision = rate(injHit, inj)
+	c.Recall = rate(injHit, c.N)
+	c.Inject = rate(injPos, c.N)
+	c.FalseInject = rate(falseInj, c.N0)
+	c.InjectTop5 = rate(injTop5, top5)
+	if c.N > 0 {
+		c.R5 /= float64(c.N)
+	}
+	return c
 }
 
 // parseRange parses "a:b:step" (inclusive) or a comma list of numbers.
