@@ -21,7 +21,6 @@ import (
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
-	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -178,7 +177,8 @@ func subsample[T any](xs []T, limit int, seed uint64) []T {
 // database per analyzer, opened once per IndexMin its configurations need.
 type suiteStores struct {
 	dir      string
-	indexMin int // the -index-min flag
+	indexMin int        // the -index-min flag
+	mu       sync.Mutex // guards stores and ingest while they are filled
 	stores   map[storeKey]*sqlite.Store
 	ingest   map[string]time.Duration // by analyzer name
 }
@@ -194,6 +194,19 @@ type storeKey struct {
 // opened with its preset's IndexMin (or -index-min).
 func (s *suiteStores) of(c config) *sqlite.Store {
 	return s.stores[storeKey{c.Analyzer, c.storeIndexMin(s.indexMin)}]
+}
+
+// memory returns the memory configuration c retrieves through: its store
+// and a retriever of its options, with the default rendering (eval asks it
+// only whether a retrieval injects, memorypack.ShouldInject of the hits,
+// which no rendering option changes).
+func (s *suiteStores) memory(c config) (*omoide.Memory, error) {
+	st := s.of(c)
+	r, err := retriever.New(st, c.Opts)
+	if err != nil {
+		return nil, err
+	}
+	return &omoide.Memory{Store: st, Retriever: r}, nil
 }
 
 func (s *suiteStores) Close() {
@@ -214,6 +227,39 @@ func (s *suiteStores) Close() {
 // Store.Add from a cache, so the stores are the same as with a plain Add,
 // built in the same order (the same ids), only faster.
 func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef embedFlags, emb embed.Embedder, workers int, distractors []episode.Episode, log io.Writer) (*suiteStores, error) {
+	eps := suiteEpisodes(s, distractors, log)
+	analyzers := storeAnalyzers(cfgs)
+	t := time.Now()
+	embedder, cached, err := precompute(ctx, eps, analyzers, ef, emb, workers)
+	if err != nil {
+		return nil, err
+	}
+	prep := time.Since(t)
+	dir, err := os.MkdirTemp("", "omoide-bench-")
+	if err != nil {
+		return nil, err
+	}
+	ss := &suiteStores{dir: dir, indexMin: ef.indexMin, stores: map[storeKey]*sqlite.Store{}, ingest: map[string]time.Duration{}}
+	errs := make([]error, len(cached))
+	var wg sync.WaitGroup
+	for i, a := range cached {
+		wg.Go(func() { errs[i] = ss.fill(ctx, a, embedder, cfgs, eps, prep) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		ss.Close()
+		return nil, fmt.Errorf("build stores for %s: %w", s.Name, err)
+	}
+	for _, a := range analyzers {
+		fmt.Fprintf(log, "  %s: %d episodes ingested with analyzer %s in %v (shared embedding/analysis %v)\n",
+			s.Name, len(eps), a.Name(), ss.ingest[a.Name()].Round(time.Millisecond), prep.Round(time.Millisecond))
+	}
+	return ss, nil
+}
+
+// suiteEpisodes returns the suite's episodes that have a text, with the
+// distractors in each person's memory, and says what it left out and added.
+func suiteEpisodes(s *dataset.Suite, distractors []episode.Episode, log io.Writer) []episode.Episode {
 	var eps []episode.Episode
 	skipped := 0
 	for _, e := range s.Episodes {
@@ -230,13 +276,24 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 	if skipped > 0 {
 		fmt.Fprintf(log, "  %s: %d episodes without text skipped\n", s.Name, skipped)
 	}
+	return eps
+}
+
+// storeAnalyzers returns the distinct analyzers of cfgs, in their order.
+func storeAnalyzers(cfgs []config) []tokenize.Analyzer {
 	var analyzers []tokenize.Analyzer
 	for _, c := range cfgs {
 		if !slices.ContainsFunc(analyzers, func(a tokenize.Analyzer) bool { return a.Name() == c.analyzer.Name() }) {
 			analyzers = append(analyzers, c.analyzer)
 		}
 	}
-	t := time.Now()
+	return analyzers
+}
+
+// precompute embeds eps (with a local embedder) and analyzes their texts
+// with each analyzer on workers goroutines, and returns the embedder and
+// analyzers that serve those results from their caches.
+func precompute(ctx context.Context, eps []episode.Episode, analyzers []tokenize.Analyzer, ef embedFlags, emb embed.Embedder, workers int) (embed.Embedder, []tokenize.Analyzer, error) {
 	embedder := emb
 	if ef.local() {
 		texts := make([]string, len(eps))
@@ -245,7 +302,7 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 		}
 		vecs, err := parallelMap(ctx, texts, workers, 64, emb.Embed)
 		if err != nil {
-			return nil, fmt.Errorf("embed episodes: %w", err)
+			return nil, nil, fmt.Errorf("embed episodes: %w", err)
 		}
 		embedder = &cachedEmbedder{inner: emb, vecs: vecs}
 	}
@@ -263,64 +320,46 @@ func buildSuiteStores(ctx context.Context, s *dataset.Suite, cfgs []config, ef e
 			return out, nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cached[i] = &cachedAnalyzer{Analyzer: a, index: idx}
 	}
-	prep := time.Since(t)
+	return embedder, cached, nil
+}
 
-	dir, err := os.MkdirTemp("", "omoide-bench-")
-	if err != nil {
-		return nil, err
-	}
-	ss := &suiteStores{dir: dir, indexMin: ef.indexMin, stores: map[storeKey]*sqlite.Store{}, ingest: map[string]time.Duration{}}
-	errs := make([]error, len(cached))
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i, a := range cached {
-		var mins []int // the IndexMins a's configurations need; the first opens the store that ingests
-		for _, c := range cfgs {
-			if m := c.storeIndexMin(ef.indexMin); c.Analyzer == a.Name() && !slices.Contains(mins, m) {
-				mins = append(mins, m)
-			}
+// fill opens analyzer a's database once for each IndexMin its
+// configurations in cfgs need, and ingests eps through the first; prep, the
+// shared embedding and analysis, counts in its ingest time.
+func (s *suiteStores) fill(ctx context.Context, a tokenize.Analyzer, embedder embed.Embedder, cfgs []config, eps []episode.Episode, prep time.Duration) error {
+	var mins []int // the IndexMins a's configurations need; the first opens the store that ingests
+	for _, c := range cfgs {
+		if m := c.storeIndexMin(s.indexMin); c.Analyzer == a.Name() && !slices.Contains(mins, m) {
+			mins = append(mins, m)
 		}
-		wg.Go(func() {
-			t := time.Now()
-			for j, m := range mins {
-				st, err := sqlite.Open(ctx, filepath.Join(dir, a.Name()+".db"), sqlite.Options{Embedder: embedder, Analyzer: a, IndexMin: m})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				mu.Lock()
-				ss.stores[storeKey{a.Name(), m}] = st
-				mu.Unlock()
-				if j > 0 {
-					continue
-				}
-				for from := 0; from < len(eps) && err == nil; from += 500 {
-					_, err = st.Add(ctx, eps[from:min(from+500, len(eps))])
-				}
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				mu.Lock()
-				ss.ingest[a.Name()] = time.Since(t) + prep
-				mu.Unlock()
-			}
-		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		ss.Close()
-		return nil, fmt.Errorf("build stores for %s: %w", s.Name, err)
+	t := time.Now()
+	for j, m := range mins {
+		st, err := sqlite.Open(ctx, filepath.Join(s.dir, a.Name()+".db"), sqlite.Options{Embedder: embedder, Analyzer: a, IndexMin: m})
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.stores[storeKey{a.Name(), m}] = st
+		s.mu.Unlock()
+		if j > 0 {
+			continue
+		}
+		for from := 0; from < len(eps) && err == nil; from += 500 {
+			_, err = st.Add(ctx, eps[from:min(from+500, len(eps))])
+		}
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.ingest[a.Name()] = time.Since(t) + prep
+		s.mu.Unlock()
 	}
-	for _, a := range analyzers {
-		fmt.Fprintf(log, "  %s: %d episodes ingested with analyzer %s in %v (shared embedding/analysis %v)\n",
-			s.Name, len(eps), a.Name(), ss.ingest[a.Name()].Round(time.Millisecond), prep.Round(time.Millisecond))
-	}
-	return ss, nil
+	return nil
 }
 
 // withDistractors returns eps with a copy of the distractors for each person
@@ -350,9 +389,11 @@ func withDistractors(eps, distractors []episode.Episode) []episode.Episode {
 	return out
 }
 
-// runQueries retrieves every query of qs on workers goroutines and hands each
-// result, with its index, to fn (called concurrently).
-func runQueries(ctx context.Context, r *retriever.Retriever, qs []dataset.Query, workers int, fn func(i int, res retriever.Result)) error {
+// runQueries retrieves every query of qs through mem on workers goroutines,
+// as a pack does (Memory.Evidence), and hands each result, with its index
+// and its EPISODE_EVIDENCE section ("" when nothing is worth injecting), to
+// fn (called concurrently).
+func runQueries(ctx context.Context, mem *omoide.Memory, qs []dataset.Query, workers int, fn func(i int, res retriever.Result, section string)) error {
 	next := make(chan int)
 	errs := make([]error, max(1, workers))
 	var wg sync.WaitGroup
@@ -364,12 +405,12 @@ func runQueries(ctx context.Context, r *retriever.Retriever, qs []dataset.Query,
 				}
 				req := qs[i].Request()
 				req.WithCandidates = true
-				res, err := r.Retrieve(ctx, req)
+				section, res, err := mem.Evidence(ctx, req)
 				if err != nil {
 					errs[w] = fmt.Errorf("query %s: %w", qs[i].ID, err)
 					continue
 				}
-				fn(i, res)
+				fn(i, res, section)
 			}
 		})
 	}
@@ -389,9 +430,10 @@ loop:
 	return errors.Join(errs...)
 }
 
-// outcomeOf turns a retrieval result into an outcome.
-func outcomeOf(q dataset.Query, res retriever.Result) outcome {
-	o := outcome{relevant: make(map[string]bool, len(q.Relevant)), inject: memorypack.ShouldInject(omoide.EvidenceOf(res))}
+// outcomeOf turns a retrieval result and its rendered section into an
+// outcome: the retrieval injects when the section is not empty.
+func outcomeOf(q dataset.Query, res retriever.Result, section string) outcome {
+	o := outcome{relevant: make(map[string]bool, len(q.Relevant)), inject: section != ""}
 	for _, id := range q.Relevant {
 		o.relevant[id] = true
 	}
@@ -441,130 +483,198 @@ func byCategory(qs []dataset.Query, outs []outcome) map[string]quality {
 	return m
 }
 
+// evaluation is one run of bench eval: its flags, configurations and
+// embedder, the -ranks file, and the table and figures it fills suite by
+// suite.
+type evaluation struct {
+	f           suiteFlags
+	dirs        []string
+	cfgs        []config
+	emb         embed.Embedder
+	distractors []episode.Episode
+	ranks       *rankWriter
+	tab         *table
+	results     []result
+}
+
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval", stderr)
-	var f suiteFlags
-	f.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	dirs, err := suiteDirs(f.suites, f.evalDir)
+	e, err := parseEval(args, stderr)
 	if err != nil {
 		return err
 	}
-	stop, err := startCPUProfile(f.cpuProfile)
+	stop, err := startCPUProfile(e.f.cpuProfile)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	cfgs, err := configGrid(f.presets.or(omoide.PresetReference, omoide.PresetDefault), f.arms.or(armsHybrid), f.toks)
-	if err != nil {
+	if err := e.configure(stderr); err != nil {
 		return err
 	}
-	if cfgs, err = withVariants(cfgs, f.variants); err != nil {
+	if e.ranks, err = newRankWriter(e.f.ranksPath); err != nil {
 		return err
 	}
-	if err := f.withRelevance(cfgs); err != nil {
-		return err
-	}
-	if err := f.withMeaning(cfgs, stderr); err != nil {
-		return err
-	}
-	emb, distractors, err := f.embedderAndDistractors()
-	if err != nil {
-		return err
-	}
-	ranks, err := newRankWriter(f.ranksPath)
-	if err != nil {
-		return err
-	}
-	defer ranks.Close()
+	defer e.ranks.Close()
 	start := time.Now()
-	tab := &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "p50 ms"}, left: 3}
-	var results []result
-	for _, dir := range dirs {
-		st := time.Now()
-		s, err := loadSuite(dir, f.limit, f.seed, stderr)
-		if err != nil {
+	for _, dir := range e.dirs {
+		if err := e.suite(ctx, dir, stderr); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(cfgs))
-		stores, err := buildSuiteStores(ctx, s, cfgs, f.emb, emb, f.workers, distractors, stderr)
-		if err != nil {
-			return err
-		}
-		perCfg := make([]map[string]quality, len(cfgs))
-		for ci, c := range cfgs {
-			// Configurations with the same analyzer and retriever options
-			// (today the presets differ only in their analyzer) retrieve the
-			// same: run them once.
-			if j := slices.IndexFunc(cfgs[:ci], func(d config) bool {
-				return d.Analyzer == c.Analyzer && reflect.DeepEqual(d.Opts, c.Opts)
-			}); j >= 0 {
-				perCfg[ci] = perCfg[j]
-				fmt.Fprintf(stderr, "  %s %s: same analyzer and options as %s: its results\n", s.Name, c.Label(), cfgs[j].Label())
-				continue
-			}
-			r, err := retriever.New(stores.of(c), c.Opts)
-			if err != nil {
-				stores.Close()
-				return err
-			}
-			outs := make([]outcome, len(s.Queries))
-			took := make([]time.Duration, len(s.Queries))
-			t := time.Now()
-			err = runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) {
-				outs[i] = outcomeOf(s.Queries[i], res)
-				took[i] = res.Trace.Total
-			})
-			if err != nil {
-				stores.Close()
-				return fmt.Errorf("%s %s: %w", s.Name, c.Label(), err)
-			}
-			if err := ranks.write(s.Name, c.Label(), s.Queries, outs); err != nil {
-				stores.Close()
-				return err
-			}
-			perCfg[ci] = byCategory(s.Queries, outs)
-			p50 := percentile(took, 50)
-			for k, q := range perCfg[ci] {
-				q.QueryP50 = durMS(p50)
-				perCfg[ci][k] = q
-			}
-			fmt.Fprintf(stderr, "  %s %s: %d queries in %v (p50 %s ms)\n", s.Name, c.Label(), len(s.Queries), time.Since(t).Round(time.Millisecond), ms(p50))
-		}
-		stores.Close()
-		for _, cat := range categories(s.Queries) {
-			for ci, c := range cfgs {
-				q := perCfg[ci][cat]
-				row := []string{s.Name, cat, c.Label(), fmt.Sprint(q.N), fmt.Sprint(q.N0)}
-				if q.N > 0 {
-					row = append(row, f3(q.R1), f3(q.R5), f3(q.R10), f3(q.MRR10), f3(q.NDCG10), f3(q.Inject), f3(q.InjectTop5))
-				} else {
-					row = append(row, "-", "-", "-", "-", "-", "-", "-")
-				}
-				if q.N0 > 0 {
-					row = append(row, f3(q.FalseInject))
-				} else {
-					row = append(row, "-")
-				}
-				if q.N > 0 {
-					row = append(row, f3(q.DeliveredRecall), f3(q.EvidencePrecision))
-				} else {
-					row = append(row, "-", "-")
-				}
-				row = append(row, fmt.Sprintf("%.2f", q.MeanInjected), fmt.Sprintf("%.2f", q.QueryP50))
-				tab.add(row...)
-				results = append(results, result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q})
-			}
-		}
-		fmt.Fprintf(stderr, "  %s done in %v\n", s.Name, time.Since(st).Round(time.Millisecond))
 	}
-	tab.write(stdout, f.md)
-	fmt.Fprintf(stdout, "\n%d suites × %d configurations in %v (embedder %s, %d workers)\n", len(dirs), len(cfgs), time.Since(start).Round(time.Second), emb.Identity(), f.workers)
-	params := map[string]any{"suites": dirs, "configs": cfgs, "limit": f.limit, "seed": f.seed, "embedder": emb.Identity().String()}
-	if err := ranks.Close(); err != nil {
+	return e.report(stdout, start)
+}
+
+// parseEval parses the flags and the suites.
+func parseEval(args []string, stderr io.Writer) (*evaluation, error) {
+	fs := newFlagSet("eval", stderr)
+	e := &evaluation{tab: &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10",
+		"inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "p50 ms"}, left: 3}}
+	e.f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	var err error
+	if e.dirs, err = suiteDirs(e.f.suites, e.f.evalDir); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// configure resolves the configurations (both presets by default, with
+// -variant, -relevance and -meaning), the embedder and the distractors.
+func (e *evaluation) configure(stderr io.Writer) error {
+	cfgs, err := configGrid(e.f.presets.or(omoide.PresetReference, omoide.PresetDefault), e.f.arms.or(armsHybrid), e.f.toks)
+	if err != nil {
 		return err
 	}
-	return writeJSON(f.jsonPath, "eval", params, results)
+	if e.cfgs, err = withVariants(cfgs, e.f.variants); err != nil {
+		return err
+	}
+	if err := e.f.withRelevance(e.cfgs); err != nil {
+		return err
+	}
+	if err := e.f.withMeaning(e.cfgs, stderr); err != nil {
+		return err
+	}
+	e.emb, e.distractors, err = e.f.embedderAndDistractors()
+	return err
+}
+
+// suite evaluates every configuration on the suite of dir and adds its rows.
+func (e *evaluation) suite(ctx context.Context, dir string, stderr io.Writer) error {
+	start := time.Now()
+	s, err := loadSuite(dir, e.f.limit, e.f.seed, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(e.cfgs))
+	perCfg, err := e.measure(ctx, s, stderr)
+	if err != nil {
+		return err
+	}
+	e.addRows(s, perCfg)
+	fmt.Fprintf(stderr, "  %s done in %v\n", s.Name, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// measure builds the suite's stores and returns each configuration's
+// figures by category. Configurations with the same analyzer and retriever
+// options (today the presets differ only in their analyzer) retrieve the
+// same: they run once.
+func (e *evaluation) measure(ctx context.Context, s *dataset.Suite, stderr io.Writer) ([]map[string]quality, error) {
+	stores, err := buildSuiteStores(ctx, s, e.cfgs, e.f.emb, e.emb, e.f.workers, e.distractors, stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer stores.Close()
+	perCfg := make([]map[string]quality, len(e.cfgs))
+	for ci, c := range e.cfgs {
+		if j := slices.IndexFunc(e.cfgs[:ci], func(d config) bool {
+			return d.Analyzer == c.Analyzer && reflect.DeepEqual(d.Opts, c.Opts)
+		}); j >= 0 {
+			perCfg[ci] = perCfg[j]
+			fmt.Fprintf(stderr, "  %s %s: same analyzer and options as %s: its results\n", s.Name, c.Label(), e.cfgs[j].Label())
+			continue
+		}
+		if perCfg[ci], err = e.measureConfig(ctx, s, stores, c, stderr); err != nil {
+			return nil, err
+		}
+	}
+	return perCfg, nil
+}
+
+// measureConfig retrieves every query of the suite with configuration c,
+// writes its -ranks lines and returns its figures by category, each with the
+// queries' p50 retrieval time.
+func (e *evaluation) measureConfig(ctx context.Context, s *dataset.Suite, stores *suiteStores, c config, stderr io.Writer) (map[string]quality, error) {
+	mem, err := stores.memory(c)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]outcome, len(s.Queries))
+	took := make([]time.Duration, len(s.Queries))
+	t := time.Now()
+	err = runQueries(ctx, mem, s.Queries, e.f.workers, func(i int, res retriever.Result, section string) {
+		outs[i] = outcomeOf(s.Queries[i], res, section)
+		took[i] = res.Trace.Total
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", s.Name, c.Label(), err)
+	}
+	if err := e.ranks.write(s.Name, c.Label(), s.Queries, outs); err != nil {
+		return nil, err
+	}
+	byCat := byCategory(s.Queries, outs)
+	p50 := percentile(took, 50)
+	for k, q := range byCat {
+		q.QueryP50 = durMS(p50)
+		byCat[k] = q
+	}
+	fmt.Fprintf(stderr, "  %s %s: %d queries in %v (p50 %s ms)\n", s.Name, c.Label(), len(s.Queries), time.Since(t).Round(time.Millisecond), ms(p50))
+	return byCat, nil
+}
+
+// addRows adds the suite's rows to the table and its figures to the
+// results: by category, then by configuration.
+func (e *evaluation) addRows(s *dataset.Suite, perCfg []map[string]quality) {
+	for _, cat := range categories(s.Queries) {
+		for ci, c := range e.cfgs {
+			q := perCfg[ci][cat]
+			e.tab.add(evalRow(s.Name, cat, c.Label(), q)...)
+			e.results = append(e.results, result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q})
+		}
+	}
+}
+
+// evalRow is a row of eval's table: "-" for the figures of queries the
+// category has none of.
+func evalRow(suite, cat, label string, q quality) []string {
+	row := []string{suite, cat, label, fmt.Sprint(q.N), fmt.Sprint(q.N0)}
+	if q.N > 0 {
+		row = append(row, f3(q.R1), f3(q.R5), f3(q.R10), f3(q.MRR10), f3(q.NDCG10), f3(q.Inject), f3(q.InjectTop5))
+	} else {
+		row = append(row, "-", "-", "-", "-", "-", "-", "-")
+	}
+	if q.N0 > 0 {
+		row = append(row, f3(q.FalseInject))
+	} else {
+		row = append(row, "-")
+	}
+	if q.N > 0 {
+		row = append(row, f3(q.DeliveredRecall), f3(q.EvidencePrecision))
+	} else {
+		row = append(row, "-", "-")
+	}
+	return append(row, fmt.Sprintf("%.2f", q.MeanInjected), fmt.Sprintf("%.2f", q.QueryP50))
+}
+
+// report prints the table and the summary line, closes the -ranks file and
+// writes the -json figures.
+func (e *evaluation) report(stdout io.Writer, start time.Time) error {
+	e.tab.write(stdout, e.f.md)
+	fmt.Fprintf(stdout, "\n%d suites × %d configurations in %v (embedder %s, %d workers)\n", len(e.dirs), len(e.cfgs), time.Since(start).Round(time.Second), e.emb.Identity(), e.f.workers)
+	params := map[string]any{"suites": e.dirs, "configs": e.cfgs, "limit": e.f.limit, "seed": e.f.seed, "embedder": e.emb.Identity().String()}
+	if err := e.ranks.Close(); err != nil {
+		return err
+	}
+	return writeJSON(e.f.jsonPath, "eval", params, e.results)
 }

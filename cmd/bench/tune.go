@@ -64,12 +64,11 @@ func retrieveEach[T any](ctx context.Context, s *dataset.Suite, cfg config, f *s
 			return err
 		}
 		defer stores.Close()
-		st := stores.of(cfg)
-		r, err := retriever.New(st, cfg.Opts)
+		mem, err := stores.memory(cfg)
 		if err != nil {
 			return err
 		}
-		return runQueries(ctx, r, s.Queries, f.workers, func(i int, res retriever.Result) { out[i], errs[i] = fn(st, i, res) })
+		return runQueries(ctx, mem, s.Queries, f.workers, func(i int, res retriever.Result, _ string) { out[i], errs[i] = fn(mem.Store, i, res) })
 	}()
 	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
