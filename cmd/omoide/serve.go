@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
@@ -32,6 +34,48 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // serve is the serve subcommand: it runs the HTTP API until ctx is done.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks serveHooks) error {
+	c, err := parseServe(args, stderr)
+	if err != nil {
+		return err
+	}
+	mem, ln, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	h := omoidehttp.NewHandler(mem, c.http)
+	// Requests run under their own base context: the signal that stops the
+	// server must not cancel the writes in flight.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	srv := c.server(h, base, hooks)
+	if err := c.announce(ctx, mem, ln.Addr()); err != nil {
+		ln.Close()
+		mem.Close()
+		return err
+	}
+	if hooks.ready != nil {
+		hooks.ready(ln.Addr())
+	}
+	serveErr := c.run(ctx, srv, ln, cancelBase)
+	h.Wait()
+	if err := mem.Close(); err != nil {
+		serveErr = errors.Join(serveErr, fmt.Errorf("close the store: %w", err))
+	}
+	c.http.Logger.Info("stopped")
+	return serveErr
+}
+
+// serveConfig is what serve's flags say.
+type serveConfig struct {
+	sc              *storeConfig
+	addr            string
+	http            omoidehttp.Config
+	pack            memorypack.Options
+	shutdownTimeout time.Duration
+}
+
+// parseServe reads serve's flags.
+func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs := newFlagSet("serve", stderr)
 	sc := addStoreFlags(fs)
 	sc.addRetrieveFlags(fs)
@@ -58,71 +102,67 @@ logs message text, the token or the API key.
 flight (an accepted write is stored before the process exits), then closes the store.
 `)
 	if err := sc.parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	if *timeout <= 0 || *shutdownTimeout <= 0 {
-		return fmt.Errorf("%w: -timeout and -shutdown-timeout must be positive", errUsage)
+		return nil, fmt.Errorf("%w: -timeout and -shutdown-timeout must be positive", errUsage)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
+		return nil, fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
 	}
-	popts := sc.pack()
+	c := &serveConfig{sc: sc, addr: *addr, pack: sc.pack(), shutdownTimeout: *shutdownTimeout, http: omoidehttp.Config{
+		Token: cmp.Or(*token, os.Getenv(envToken)), MaxBody: int64(maxBody), RequestTimeout: *timeout, Node: *node,
+		Peers: nodeList(*peers), Upstream: cmp.Or(*upstream, *addr),
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}}
 	var err error
-	if popts.Location, err = time.LoadLocation(*tz); err != nil {
-		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	if c.pack.Location, err = time.LoadLocation(*tz); err != nil {
+		return nil, fmt.Errorf("%w: -tz: %v", errUsage, err)
 	}
-	if popts.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
-		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
+	if c.pack.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
+		return nil, fmt.Errorf("%w: -strategy: %v", errUsage, err)
 	}
-	reqSens, err := episode.ParseSensitivity(*maxReqSens)
-	if err != nil {
-		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
+	if c.http.MaxRequestSensitivity, err = episode.ParseSensitivity(*maxReqSens); err != nil {
+		return nil, fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
 	}
-	peerList := nodeList(*peers)
-	if *upstream == "" {
-		*upstream = *addr
+	if err := omoidehttp.CheckPeers(c.http.Peers, c.http.Upstream); err != nil {
+		return nil, fmt.Errorf("%w: -peers: %v", errUsage, err)
 	}
-	if err := omoidehttp.CheckPeers(peerList, *upstream); err != nil {
-		return fmt.Errorf("%w: -peers: %v", errUsage, err)
-	}
-	tok := *token
-	if tok == "" {
-		tok = os.Getenv(envToken)
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-
 	sc.checkpointWait = *checkpointWait
 	if sc.checkpointWait == 0 {
 		sc.checkpointWait = -1 // the flag's 0 is no wait; the Config's is the default
 	}
-	mem, err := sc.openMemory(ctx, false, popts)
+	return c, nil
+}
+
+// open opens the memory and listens.
+func (c *serveConfig) open(ctx context.Context) (*omoide.Memory, net.Listener, error) {
+	mem, err := c.sc.openMemory(ctx, false, c.pack)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	// Load the analyzer's dictionary now, not during the first request
 	// (kagome takes about half a second the first time).
 	mem.Store.Analyzer().Index("起動")
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		mem.Close()
-		return err
+		return nil, nil, err
 	}
-	h := omoidehttp.NewHandler(mem, omoidehttp.Config{Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Logger: logger, Node: *node,
-		MaxRequestSensitivity: reqSens, Peers: peerList, Upstream: *upstream})
-	// Requests run under their own base context: the signal that stops the
-	// server must not cancel the writes in flight.
-	base, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
+	return mem, ln, nil
+}
+
+// server returns the HTTP server of h, whose requests run under base.
+func (c *serveConfig) server(h http.Handler, base context.Context, hooks serveHooks) *http.Server {
 	const readTimeout = time.Minute
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       readTimeout,
-		WriteTimeout:      readTimeout + *timeout + 10*time.Second,
+		WriteTimeout:      readTimeout + c.http.RequestTimeout + 10*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(c.http.Logger.Handler(), slog.LevelWarn),
 	}
 	if hooks.onShutdown != nil {
 		srv.RegisterOnShutdown(hooks.onShutdown)
@@ -130,25 +170,34 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if hooks.server != nil {
 		hooks.server(srv)
 	}
-	if tok == "" && !isLoopback(ln.Addr()) {
+	return srv
+}
+
+// announce logs what serves where, and warns of an open door and of people
+// another node owns.
+func (c *serveConfig) announce(ctx context.Context, mem *omoide.Memory, addr net.Addr) error {
+	logger := c.http.Logger
+	if c.http.Token == "" && !isLoopback(addr) {
 		logger.Warn("listening beyond loopback without a token: anyone who can reach this address can read and erase memories")
 	}
-	unowned, err := omoidehttp.Unowned(ctx, mem.Store, peerList, *upstream)
+	unowned, err := omoidehttp.Unowned(ctx, mem.Store, c.http.Peers, c.http.Upstream)
 	if err != nil {
-		ln.Close()
-		mem.Close()
 		return err
 	}
-	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", sc.db,
-		"embedder", mem.Store.Embedder().Identity().String(), "analyzer", mem.Store.Analyzer().Name(), "auth", tok != "",
-		"returns_up_to", reqSens.String())
+	logger.Info("listening", "addr", "http://"+addr.String(), "db", c.sc.db,
+		"embedder", mem.Store.Embedder().Identity().String(), "analyzer", mem.Store.Analyzer().Name(), "auth", c.http.Token != "",
+		"returns_up_to", c.http.MaxRequestSensitivity.String())
 	if unowned > 0 {
 		logger.Warn("this node holds people another node owns: their retrievals and writes go to the owner, which does not hold them; move them there (omoide move -proxy, docs/scale-out.md)", "people", unowned)
 	}
-	if hooks.ready != nil {
-		hooks.ready(ln.Addr())
-	}
+	return nil
+}
 
+// run serves ln until ctx is done, then shuts down, waiting up to
+// -shutdown-timeout for the requests in flight before cancelling them
+// (cancelBase).
+func (c *serveConfig) run(ctx context.Context, srv *http.Server, ln net.Listener, cancelBase func()) error {
+	logger := c.http.Logger
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	var serveErr error
@@ -158,8 +207,8 @@ flight (an accepted write is stored before the process exits), then closes the s
 		cancelBase()
 		srv.Close()
 	case <-ctx.Done():
-		logger.Info("shutting down: waiting for the requests in flight", "timeout", *shutdownTimeout)
-		sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+		logger.Info("shutting down: waiting for the requests in flight", "timeout", c.shutdownTimeout)
+		sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
 		serveErr = srv.Shutdown(sctx)
 		cancel()
 		if serveErr != nil {
@@ -170,11 +219,6 @@ flight (an accepted write is stored before the process exits), then closes the s
 		}
 		<-errc // http.ErrServerClosed
 	}
-	h.Wait()
-	if err := mem.Close(); err != nil {
-		serveErr = errors.Join(serveErr, fmt.Errorf("close the store: %w", err))
-	}
-	logger.Info("stopped")
 	return serveErr
 }
 
