@@ -235,12 +235,12 @@ func (m *Memory) EvidenceWith(ctx context.Context, req retriever.Request, pack m
 	if req.Location != nil {
 		pack.Location = req.Location
 	}
-	return memorypack.RenderEvidence(EvidenceOf(res), pack), res, nil
+	return memorypack.RenderEvidence(evidenceOf(res), pack), res, nil
 }
 
-// EvidenceOf returns a retrieval's hits as MemoryPack evidence: the episode's
+// evidenceOf returns a retrieval's hits as MemoryPack evidence: the episode's
 // time and texts, its relevance and the reason it was picked.
-func EvidenceOf(res retriever.Result) []memorypack.Evidence {
+func evidenceOf(res retriever.Result) []memorypack.Evidence {
 	out := make([]memorypack.Evidence, len(res.Hits))
 	for i, h := range res.Hits {
 		out[i] = memorypack.Evidence{
