@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -97,6 +98,25 @@ func Count(r io.Reader, f Format) (int, error) {
 		}
 	}
 	return n, sc.Err()
+}
+
+// CountFile returns how many episodes the file at path holds in format f (see
+// NewReader for ""), gzip or not, as Count does.
+func CountFile(path string, f Format) (int, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return 0, err // the error names the path
+	}
+	defer file.Close()
+	r, f, err := NewReader(file, f)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	n, err := Count(r, f)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
 }
 
 // Storer stores a batch of episodes in one transaction and says what it did:
@@ -208,6 +228,17 @@ func (in *Ingester) Read(ctx context.Context, name string, r io.Reader, f Format
 	}
 	// Stopped at a bad line: keep what came before it.
 	return errors.Join(err, in.Flush(ctx))
+}
+
+// ReadFile reads the file at path as Read reads an input, gzip or not, in
+// format f (see NewReader for ""), naming it path in errors.
+func (in *Ingester) ReadFile(ctx context.Context, path string, f Format) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err // the error names the path
+	}
+	defer file.Close()
+	return in.Read(ctx, path, file, f)
 }
 
 // readJSONL reads one record a non-blank line (episode.ReadRecords).

@@ -72,18 +72,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("%w: -tz: %v", errUsage, err)
 		}
 	}
-	formats := make([]ingest.Format, len(files))
-	for i, f := range files {
-		formats[i] = flagFormat
-		if f == "-" || flagFormat != "" {
-			continue // standard input is sniffed
-		}
-		if formats[i], err = ingest.FormatOf(f); err != nil {
-			return fmt.Errorf("%w: %v: give -format jsonl or -format transcript", errUsage, err)
-		}
-		if _, err := os.Stat(f); err != nil {
-			return err
-		}
+	formats, err := inputFormats(files, flagFormat)
+	if err != nil {
+		return err
 	}
 
 	mem, err := sc.openMemory(ctx, false, memorypack.Options{})
@@ -96,43 +87,15 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	progress := *showProgress || cli.IsTerminal(stderr)
 	total := 0
 	if progress {
-		for i, f := range files {
-			n, err := countRecords(f, formats[i])
-			if err != nil {
-				total = 0
-				break
-			}
-			total += n
-		}
+		total = countRecords(files, formats)
 	}
 	bar := cli.NewProgressBar(stderr, progress, total)
 	filter := mem.Retriever.Options().Filter
 	opts.Unsearched = func(e episode.Episode) bool { return wire.Unsearched(filter, []episode.Episode{e}) > 0 }
 	opts.Stored = bar.Update
-	skipped := 0
-	opts.Bad = func(where string, err error) {
-		cr := ""
-		if bar.On {
-			cr = "\r" // over the progress bar
-		}
-		if skipped++; skipped <= maxReported {
-			fmt.Fprintf(stderr, "%somoide ingest: skipped %s: %v\n", cr, where, err)
-		} else if skipped == maxReported+1 {
-			fmt.Fprintf(stderr, "%somoide ingest: more bad lines skipped; the summary counts them\n", cr)
-		}
-	}
+	opts.Bad = reportBad(stderr, bar)
 	in := ingest.New(mem, opts)
-	var runErr error
-	for i, f := range files {
-		if runErr = readInput(ctx, in, f, formats[i]); runErr != nil {
-			break
-		}
-	}
-	if runErr == nil {
-		runErr = in.Flush(ctx)
-	} else if !errors.Is(runErr, ingest.ErrStore) && ctx.Err() == nil {
-		runErr = fmt.Errorf("%w (fix it, or pass -skip-bad to skip bad lines)", runErr)
-	}
+	runErr := ingestFiles(ctx, in, files, formats)
 	r := in.Result()
 	bar.Finish(r.Read)
 	elapsed := time.Since(start)
@@ -151,42 +114,82 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return runErr
 }
 
+// inputFormats returns the format of each input: f when given; else, for a
+// file, what its name says (an input that does not exist is an error), and
+// for standard input "", which sniffs it.
+func inputFormats(files []string, f ingest.Format) ([]ingest.Format, error) {
+	formats := make([]ingest.Format, len(files))
+	for i, name := range files {
+		formats[i] = f
+		if name == "-" || f != "" {
+			continue // standard input is sniffed
+		}
+		var err error
+		if formats[i], err = ingest.FormatOf(name); err != nil {
+			return nil, fmt.Errorf("%w: %v: give -format jsonl or -format transcript", errUsage, err)
+		}
+		if _, err := os.Stat(name); err != nil {
+			return nil, err
+		}
+	}
+	return formats, nil
+}
+
+// reportBad returns ingest's Options.Bad for -skip-bad: it reports the first
+// maxReported skipped lines on stderr, over the progress bar.
+func reportBad(stderr io.Writer, bar *cli.ProgressBar) func(where string, err error) {
+	skipped := 0
+	return func(where string, err error) {
+		cr := ""
+		if bar.On {
+			cr = "\r" // over the progress bar
+		}
+		if skipped++; skipped <= maxReported {
+			fmt.Fprintf(stderr, "%somoide ingest: skipped %s: %v\n", cr, where, err)
+		} else if skipped == maxReported+1 {
+			fmt.Fprintf(stderr, "%somoide ingest: more bad lines skipped; the summary counts them\n", cr)
+		}
+	}
+}
+
+// ingestFiles reads the inputs into in and stores what is left; an input's
+// error says how to go on past it.
+func ingestFiles(ctx context.Context, in *ingest.Ingester, files []string, formats []ingest.Format) error {
+	for i, name := range files {
+		if err := readInput(ctx, in, name, formats[i]); err != nil {
+			if !errors.Is(err, ingest.ErrStore) && ctx.Err() == nil {
+				err = fmt.Errorf("%w (fix it, or pass -skip-bad to skip bad lines)", err)
+			}
+			return err
+		}
+	}
+	return in.Flush(ctx)
+}
+
 // maxReported is how many skipped lines -skip-bad reports one by one.
 const maxReported = 20
 
-// openInput opens a file ("-": standard input).
-func openInput(name string) (io.ReadCloser, string, error) {
-	if name == "-" {
-		return io.NopCloser(stdin), "stdin", nil
-	}
-	f, err := os.Open(name)
-	return f, name, err
-}
-
-// readInput ingests one input.
+// readInput reads one input ("-": standard input) into in.
 func readInput(ctx context.Context, in *ingest.Ingester, name string, f ingest.Format) error {
-	r, shown, err := openInput(name)
-	if err != nil {
-		return err
+	if name == "-" {
+		return in.Read(ctx, "stdin", stdin, f)
 	}
-	defer r.Close()
-	return in.Read(ctx, shown, r, f)
+	return in.ReadFile(ctx, name, f)
 }
 
-// countRecords counts the episodes of a file for the progress bar; standard
-// input is not counted.
-func countRecords(name string, f ingest.Format) (int, error) {
-	if name == "-" {
-		return 0, errors.New("standard input")
+// countRecords counts the episodes of files for the progress bar: 0 when one
+// is standard input or cannot be counted.
+func countRecords(files []string, formats []ingest.Format) int {
+	total := 0
+	for i, name := range files {
+		if name == "-" {
+			return 0
+		}
+		n, err := ingest.CountFile(name, formats[i])
+		if err != nil {
+			return 0
+		}
+		total += n
 	}
-	r, _, err := openInput(name)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	dr, f, err := ingest.NewReader(r, f)
-	if err != nil {
-		return 0, err
-	}
-	return ingest.Count(dr, f)
+	return total
 }
