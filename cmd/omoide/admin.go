@@ -18,7 +18,6 @@ import (
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
-	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -246,19 +245,9 @@ default: private and secret episodes, archived ones), which a request's filter c
 		return err
 	}
 	defer store.Close()
-	st, err := store.Stats(ctx)
-	if err != nil {
-		return err
-	}
-	js := wire.StatsOf(sc.db, st)
-	classes, err := store.Classes(ctx, "")
-	if err != nil {
-		return err
-	}
 	p, _ := omoide.LookupPreset(sc.preset) // validated
-	u := p.Retriever.Filter.Unsearched(classes)
-	js.Unsearched = &u
-	if _, js.Decision, err = retriever.ModelFor(p.Retriever.Rank.Inject.Model, st.Embedder.String()); err != nil {
+	js, err := wire.StoreStats(ctx, sc.db, store, p.Retriever)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -273,7 +262,7 @@ default: private and secret episodes, archived ones), which a request's filter c
 		{"file size", fmt.Sprintf("%s (%d bytes, with the WAL)", cli.HumanBytes(js.FileBytes), js.FileBytes)},
 		{"free", fmt.Sprintf("%s (%d bytes: pages removals freed, reused before the file grows)", cli.HumanBytes(js.FreeBytes), js.FreeBytes)},
 		{"decision", js.Decision},
-		{"unsearched", fmt.Sprintf("%s: episodes the %s preset does not search unless a request's filter admits them", u, sc.preset)},
+		{"unsearched", fmt.Sprintf("%s: episodes the %s preset does not search unless a request's filter admits them", *js.Unsearched, sc.preset)},
 	} {
 		fmt.Fprintf(stdout, "%-14s %v\n", row[0], row[1])
 	}

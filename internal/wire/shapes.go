@@ -6,6 +6,8 @@ package wire
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
@@ -60,6 +62,28 @@ func StatsOf(path string, st sqlite.Stats) Stats {
 		EmbedderName: st.Embedder.Name, EmbedderDim: st.Embedder.Dim, Analyzer: st.Analyzer,
 		Episodes: st.Episodes, Users: st.Users, FTSRows: st.FTSRows, VectorRows: st.VectorRows,
 		Consistent: st.Episodes == st.FTSRows && st.Episodes == st.VectorRows, FileBytes: st.FileBytes, FreeBytes: st.FreeBytes}
+}
+
+// StoreStats returns the statistics of store, at path, with the episodes the
+// retriever options o leave out of every search (Unsearched) and what decides
+// their injects for the store's embedder (Decision), as omoide stats shows
+// them.
+func StoreStats(ctx context.Context, path string, store *sqlite.Store, o retriever.Options) (Stats, error) {
+	st, err := store.Stats(ctx)
+	if err != nil {
+		return Stats{}, fmt.Errorf("the statistics of %s: %w", path, err)
+	}
+	classes, err := store.Classes(ctx, "")
+	if err != nil {
+		return Stats{}, fmt.Errorf("the classes of the episodes of %s: %w", path, err)
+	}
+	js := StatsOf(path, st)
+	u := o.Filter.Unsearched(classes)
+	js.Unsearched = &u
+	if _, js.Decision, err = retriever.ModelFor(o.Rank.Inject.Model, st.Embedder.String()); err != nil {
+		return Stats{}, err
+	}
+	return js, nil
 }
 
 // Unsearched counts the episodes f leaves out of every search.
