@@ -5,21 +5,8 @@
 //
 //	omoide <command> [flags]
 //
-// Commands:
-//
-//	demo     load the Japanese demo conversations into a temporary store and answer a few questions
-//	ingest   add episodes from JSON Lines files or conversation transcripts
-//	retrieve find the episodes worth reminding the model of, with their score parts
-//	delete   delete episodes by id or external id
-//	forget   delete every episode of a person
-//	backup   write a consistent copy of the store while it is in use
-//	restore  bring a copy back as the store, forgetting again who was forgotten since
-//	stats    describe the store: embedder, analyzer, row counts, size
-//	reembed  recompute every vector with another embedder
-//	check    verify that the episodes, text index and vector index agree
-//	reindex  rebuild the text and vector indexes from the episodes
-//	learn    learn word vectors for the analyzer's terms from conversations
-//	serve    run the HTTP JSON API
+// "omoide -help" lists the commands and "omoide <command> -help" gives a
+// command's flags.
 //
 // The commands that open a store share the flags -db, -embedder, -endpoint,
 // -model, -dim, -key-env and -preset, whose defaults come from the
@@ -28,8 +15,7 @@
 // embedder is read from the environment variable -key-env names
 // (OPENAI_API_KEY by default), never from a flag.
 //
-// Run "omoide <command> -help" for a command's flags. Exit status: 0 on
-// success, 1 on failure, 2 on a usage error.
+// Exit status: 0 on success, 1 on failure, 2 on a usage error.
 package main
 
 import (
