@@ -28,6 +28,22 @@ type serveHooks struct {
 	server     func(srv *http.Server) // called with the configured server before it serves
 }
 
+// apply returns ServeOptions.Server calling the hooks, ready last (a test
+// holds the server once it is told the address).
+func (hooks serveHooks) apply(addr net.Addr) func(*http.Server) {
+	return func(srv *http.Server) {
+		if hooks.onShutdown != nil {
+			srv.RegisterOnShutdown(hooks.onShutdown)
+		}
+		if hooks.server != nil {
+			hooks.server(srv)
+		}
+		if hooks.ready != nil {
+			hooks.ready(addr)
+		}
+	}
+}
+
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return serve(ctx, args, stdout, stderr, serveHooks{})
 }
@@ -43,21 +59,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 		return err
 	}
 	h := omoidehttp.NewHandler(mem, c.http)
-	// Requests run under their own base context: the signal that stops the
-	// server must not cancel the writes in flight.
-	base, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
-	srv := c.server(h, base, hooks)
 	if err := c.announce(ctx, mem, ln.Addr()); err != nil {
 		ln.Close()
 		mem.Close()
 		return err
 	}
-	if hooks.ready != nil {
-		hooks.ready(ln.Addr())
-	}
-	serveErr := c.run(ctx, srv, ln, cancelBase)
-	h.Wait()
+	serveErr := omoidehttp.Serve(ctx, ln, h, omoidehttp.ServeOptions{RequestTimeout: c.http.RequestTimeout,
+		ShutdownTimeout: c.shutdownTimeout, Logger: c.http.Logger, Server: hooks.apply(ln.Addr())})
 	if err := mem.Close(); err != nil {
 		serveErr = errors.Join(serveErr, fmt.Errorf("close the store: %w", err))
 	}
@@ -152,27 +160,6 @@ func (c *serveConfig) open(ctx context.Context) (*omoide.Memory, net.Listener, e
 	return mem, ln, nil
 }
 
-// server returns the HTTP server of h, whose requests run under base.
-func (c *serveConfig) server(h http.Handler, base context.Context, hooks serveHooks) *http.Server {
-	const readTimeout = time.Minute
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      readTimeout + c.http.RequestTimeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ErrorLog:          slog.NewLogLogger(c.http.Logger.Handler(), slog.LevelWarn),
-	}
-	if hooks.onShutdown != nil {
-		srv.RegisterOnShutdown(hooks.onShutdown)
-	}
-	if hooks.server != nil {
-		hooks.server(srv)
-	}
-	return srv
-}
-
 // announce logs what serves where, and warns of an open door and of people
 // another node owns.
 func (c *serveConfig) announce(ctx context.Context, mem *omoide.Memory, addr net.Addr) error {
@@ -191,35 +178,6 @@ func (c *serveConfig) announce(ctx context.Context, mem *omoide.Memory, addr net
 		logger.Warn("this node holds people another node owns: their retrievals and writes go to the owner, which does not hold them; move them there (omoide move -proxy, docs/scale-out.md)", "people", unowned)
 	}
 	return nil
-}
-
-// run serves ln until ctx is done, then shuts down, waiting up to
-// -shutdown-timeout for the requests in flight before cancelling them
-// (cancelBase).
-func (c *serveConfig) run(ctx context.Context, srv *http.Server, ln net.Listener, cancelBase func()) error {
-	logger := c.http.Logger
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	var serveErr error
-	select {
-	case serveErr = <-errc:
-		// Serve failed: stop the requests still running before closing the store.
-		cancelBase()
-		srv.Close()
-	case <-ctx.Done():
-		logger.Info("shutting down: waiting for the requests in flight", "timeout", c.shutdownTimeout)
-		sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
-		serveErr = srv.Shutdown(sctx)
-		cancel()
-		if serveErr != nil {
-			logger.Warn("shutdown timed out: cancelling the requests still in flight")
-			cancelBase()
-			srv.Close()
-			serveErr = fmt.Errorf("shutdown: %w", serveErr)
-		}
-		<-errc // http.ErrServerClosed
-	}
-	return serveErr
 }
 
 func isLoopback(a net.Addr) bool {
