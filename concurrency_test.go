@@ -83,9 +83,9 @@ func TestConcurrentRetrieveIngestDelete(t *testing.T) {
 			err := mem.Store.DB().QueryRow(`SELECT id, user || '/' || external_id FROM episodes
 				WHERE id > (SELECT max(id) - 50 FROM episodes) ORDER BY random() LIMIT 1`).Scan(&id, &key)
 			if err == nil && r.IntN(3) == 0 {
-				var n int
-				if n, err = mem.Store.Delete(ctx, id); err == nil && n != 1 {
-					err = fmt.Errorf("Delete(%d) = %d", id, n)
+				d, derr := mem.Store.Delete(ctx, id)
+				if err = derr; err == nil && len(d.Episodes) != 1 {
+					err = fmt.Errorf("Delete(%d) = %+v", id, d)
 				}
 				if err == nil {
 					deleteCalls.Add(1)

@@ -186,8 +186,8 @@ func (m *Memory) Put(ctx context.Context, replace bool, eps ...episode.Episode) 
 
 // Delete removes the episodes with the given ids and erases their texts from
 // the store's file and its write-ahead log (sqlite.Store.Delete); it
-// returns how many existed.
-func (m *Memory) Delete(ctx context.Context, ids ...int64) (int, error) {
+// says which it removed and which ids the store did not hold.
+func (m *Memory) Delete(ctx context.Context, ids ...int64) (sqlite.Deleted, error) {
 	return m.Store.Delete(ctx, ids...)
 }
 

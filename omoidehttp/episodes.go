@@ -137,14 +137,14 @@ func (s *Handler) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, er
 	if err := s.holds.check(w, r, e.User); err != nil {
 		return nil, err
 	}
-	n, err := s.mem.Delete(r.Context(), id)
+	d, err := s.mem.Delete(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	if len(d.Episodes) == 0 {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode with id %d", id)}
 	}
-	return Deleted{Deleted: n, ID: id}, nil
+	return Deleted{Deleted: len(d.Episodes), ID: id}, nil
 }
 
 func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -159,14 +159,14 @@ func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, e
 	if id == 0 {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
 	}
-	n, err := s.mem.Delete(r.Context(), id)
+	d, err := s.mem.Delete(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 { // deleted meanwhile
+	if len(d.Episodes) == 0 { // deleted meanwhile
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no episode of user %q has external id %q", user, ext)}
 	}
-	return Deleted{Deleted: n, ID: id}, nil
+	return Deleted{Deleted: len(d.Episodes), ID: id}, nil
 }
 
 func (s *Handler) forget(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,31 +60,19 @@ func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		ids = cli.IDs{id}
 	}
-	seen := map[int64]bool{}
-	ids = slices.DeleteFunc(ids, func(id int64) bool { dup := seen[id]; seen[id] = true; return dup })
-	found, err := store.GetMany(ctx, ids)
+	d, err := store.Delete(ctx, ids...)
 	if err != nil {
 		return err
 	}
-	del := make([]int64, len(found))
-	for i, e := range found {
-		del[i] = e.ID
-	}
-	n, err := store.Delete(ctx, del...)
-	if err != nil {
-		return err
-	}
-	for _, e := range found {
+	for _, e := range d.Episodes {
 		fmt.Fprintf(stdout, "deleted episode %d (user %q, external id %q, %s)\n", e.ID, e.User, e.ExternalID, e.OccurredAt.Format(time.RFC3339))
 	}
-	fmt.Fprintf(stdout, "%d episodes deleted\n", n)
-	var missing []string
-	for _, id := range ids {
-		if !slices.Contains(del, id) {
-			missing = append(missing, strconv.FormatInt(id, 10))
+	fmt.Fprintf(stdout, "%d episodes deleted\n", len(d.Episodes))
+	if len(d.Missing) > 0 {
+		missing := make([]string, len(d.Missing))
+		for i, id := range d.Missing {
+			missing[i] = strconv.FormatInt(id, 10)
 		}
-	}
-	if len(missing) > 0 {
 		return fmt.Errorf("no episode with id %s", strings.Join(missing, ", "))
 	}
 	return nil

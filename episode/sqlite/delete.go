@@ -7,53 +7,73 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/omoide/omoide/episode"
 )
 
+// Deleted is what Delete did, as sql.Result is what a statement did.
+type Deleted struct {
+	// Episodes are the episodes deleted, as they were stored, in the order
+	// their ids were given.
+	Episodes []episode.Episode
+	// Missing are the ids given that the store did not hold (never stored,
+	// or deleted already), each once, in the order given.
+	Missing []int64
+}
+
 // Delete removes the episodes with the given ids from all three tables in one
-// transaction and returns how many existed. Their texts are erased: overwritten
+// transaction and says which it removed and which it did not hold (an id
+// given twice is deleted once). Their texts are erased: overwritten
 // in the file (secure delete), removed from the full-text index's segments,
 // and the write-ahead log checkpointed and truncated (Erase). Each deletion
 // is added to the record of erasures, in the same transaction, as a keyed
 // hash of the episode (no text), so that a restored copy deletes it again
 // (Restore).
-func (s *Store) Delete(ctx context.Context, ids ...int64) (int, error) {
+func (s *Store) Delete(ctx context.Context, ids ...int64) (Deleted, error) {
+	var d Deleted
 	if len(ids) == 0 {
-		return 0, nil
+		return d, nil
 	}
 	if s.readOnly {
-		return 0, fmt.Errorf("episode store: delete: %w", ErrReadOnly)
+		return d, fmt.Errorf("episode store: delete: %w", ErrReadOnly)
 	}
 	tx, release, err := s.beginWrite(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("episode store: delete: begin: %w", err)
+		return d, fmt.Errorf("episode store: delete: begin: %w", err)
 	}
 	defer release()
 	defer tx.Rollback()
 	key, err := erasureKey(ctx, tx)
 	if err != nil {
-		return 0, fmt.Errorf("episode store: delete: %w", err)
+		return d, fmt.Errorf("episode store: delete: %w", err)
 	}
-	n, at := 0, time.Now()
+	at, seen := time.Now(), make(map[int64]bool, len(ids))
 	for _, id := range ids {
-		ok, err := deleteRecorded(ctx, tx, key, id, at)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		e, ok, err := deleteRecorded(ctx, tx, key, id, at)
 		if err != nil {
-			return 0, fmt.Errorf("episode store: delete %d: %w", id, err)
+			return Deleted{}, fmt.Errorf("episode store: delete %d: %w", id, err)
 		}
 		if ok {
-			n++
+			d.Episodes = append(d.Episodes, e)
+		} else {
+			d.Missing = append(d.Missing, id)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("episode store: delete: commit: %w", err)
+		return Deleted{}, fmt.Errorf("episode store: delete: commit: %w", err)
 	}
 	release()
-	s.docs.Add(-int64(n))
-	if n > 0 {
+	s.docs.Add(-int64(len(d.Episodes)))
+	if len(d.Episodes) > 0 {
 		if _, err := s.checkpoint(ctx); err != nil {
-			return n, fmt.Errorf("episode store: delete: %w", err)
+			return d, fmt.Errorf("episode store: delete: %w", err)
 		}
 	}
-	return n, nil
+	return d, nil
 }
 
 // Erased is what a removal took out of the store.

@@ -77,8 +77,8 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 		}
 	}
 
-	if n, err := s.Delete(ctx, ids[len(ids)-1]); err != nil || n != 1 {
-		t.Fatalf("Delete = %d, %v", n, err)
+	if d, err := s.Delete(ctx, ids[len(ids)-1]); err != nil || len(d.Episodes) != 1 {
+		t.Fatalf("Delete = %+v, %v", d, err)
 	}
 	er, err := s.Forget(ctx, "zoltanqx")
 	if err != nil || er.Episodes != 40 || er.BytesFreed <= 0 || !er.Checkpointed {

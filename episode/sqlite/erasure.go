@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/omoide/omoide/episode"
 )
 
 // The record of erasures (schema 8): every forget leaves a row that names the
@@ -79,25 +81,23 @@ func episodeHash(key []byte, id int64, user string, occurredAt int64, userText, 
 }
 
 // deleteRecorded deletes the episode id as deleteOne does and adds its
-// keyed hash (under key) to the record, erased at at, in tx; false when the
-// store does not hold it.
-func deleteRecorded(ctx context.Context, tx *sql.Tx, key []byte, id int64, at time.Time) (bool, error) {
-	var user, userText, replyText string
-	var occurredAt int64
-	err := tx.QueryRowContext(ctx, `SELECT user, occurred_at, user_text, reply_text FROM episodes WHERE id = ?`, id).Scan(&user, &occurredAt, &userText, &replyText)
+// keyed hash (under key) to the record, erased at at, in tx; it returns the
+// episode as it was, or false when the store does not hold it.
+func deleteRecorded(ctx context.Context, tx *sql.Tx, key []byte, id int64, at time.Time) (episode.Episode, bool, error) {
+	e, err := scanEpisode(tx.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return episode.Episode{}, false, nil
 	}
 	if err != nil {
-		return false, err
+		return episode.Episode{}, false, err
 	}
 	if _, err := deleteOne(ctx, tx, id); err != nil {
-		return false, err
+		return episode.Episode{}, false, err
 	}
-	if _, err := tx.ExecContext(ctx, insertErasure, episodeHash(key, id, user, occurredAt, userText, replyText), at.UnixNano()); err != nil {
-		return false, fmt.Errorf("record the erasure: %w", err)
+	if _, err := tx.ExecContext(ctx, insertErasure, episodeHash(key, id, e.User, e.OccurredAt.Unix(), e.UserText, e.ReplyText), at.UnixNano()); err != nil {
+		return episode.Episode{}, false, fmt.Errorf("record the erasure: %w", err)
 	}
-	return true, nil
+	return e, true, nil
 }
 
 // recordErasure adds the forget of user to the record, in the forget's

@@ -158,8 +158,8 @@ func TestRestoreDeletesAgain(t *testing.T) {
 	if err := s.Backup(ctx, bak); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.Delete(ctx, ids[0], ids[4], againIDs[0]); err != nil || n != 3 {
-		t.Fatalf("Delete = %d, %v", n, err)
+	if d, err := s.Delete(ctx, ids[0], ids[4], againIDs[0]); err != nil || len(d.Episodes) != 3 {
+		t.Fatalf("Delete = %+v, %v", d, err)
 	}
 	if _, err := s.Add(ctx, []episode.Episode{again}); err != nil {
 		t.Fatal(err)

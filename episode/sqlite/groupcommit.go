@@ -203,7 +203,7 @@ func (w *pendingWrite) apply(ctx context.Context, s *Store, tx *sql.Tx, insEp, i
 				}
 			}
 			// The old version is erased as Delete erases, and recorded.
-			gone, err := deleteRecorded(ctx, tx, key, id, at)
+			_, gone, err := deleteRecorded(ctx, tx, key, id, at)
 			if err != nil {
 				return fmt.Errorf("episode store: update: episode %d: replace %d: %w", i, id, err)
 			}

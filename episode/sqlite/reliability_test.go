@@ -230,13 +230,13 @@ func TestConcurrentReadersWritersDeleter(t *testing.T) {
 			}
 			rows.Close()
 			if len(ids) > 0 && r.IntN(2) == 0 {
-				n, err := s.Delete(ctx, ids...)
+				d, err := s.Delete(ctx, ids...)
 				if err != nil {
 					report(fmt.Errorf("delete: %w", err))
 					return
 				}
-				if n != len(ids) { // only this goroutine deletes
-					report(fmt.Errorf("Delete(%v) = %d", ids, n))
+				if len(d.Episodes) != len(ids) { // only this goroutine deletes
+					report(fmt.Errorf("Delete(%v) = %+v", ids, d))
 				}
 				deleteCalls.Add(1)
 				mu.Lock()

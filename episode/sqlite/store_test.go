@@ -257,9 +257,9 @@ func TestDeleteAndForget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.Delete(ctx, ids[0], 12345)
-	if err != nil || n != 1 {
-		t.Fatalf("Delete = %d, %v; want 1", n, err)
+	d, err := s.Delete(ctx, ids[0], 12345)
+	if err != nil || len(d.Episodes) != 1 {
+		t.Fatalf("Delete = %+v, %v; want 1", d, err)
 	}
 	if c := tableCounts(t, s); c != [3]int{2, 2, 2} {
 		t.Fatalf("after delete: %v", c)
