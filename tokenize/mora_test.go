@@ -153,3 +153,27 @@ func TestCJK2Names(t *testing.T) {
 		t.Error("cjk2 is not a Thesaurus")
 	}
 }
+
+// BenchmarkMoraRepair is the cost of cjk2's mora repair against cjk on the
+// same text: an ordinary sentence, which it leaves alone, and its worst
+// cases, text that kagome splits inside a mora everywhere (each chunk is
+// segmented again, at most 4 times).
+func BenchmarkMoraRepair(b *testing.B) {
+	if err := Warm(); err != nil {
+		b.Fatal(err)
+	}
+	for _, text := range []struct{ name, text string }{
+		{"ordinary", benchText},
+		{"small kana", strings.Repeat("にゃんこときゅんとしたしゅわしゅわ", 100)},
+		{"long vowels", strings.Repeat("にゃー", 1300)},
+	} {
+		for _, a := range []Analyzer{CJK(), CJK2()} {
+			b.Run(text.name+"/"+a.Name(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					a.Index(text.text)
+				}
+			})
+		}
+	}
+}
