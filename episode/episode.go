@@ -58,7 +58,7 @@ const DefaultSource = "chat"
 type Episode struct {
 	ID          int64  // assigned by the store
 	User        string // the namespace: one person's memory
-	ExternalID  string // optional caller id; re-adding the same (User, ExternalID) and content is a no-op, other content ErrConflict (Update replaces)
+	ExternalID  string // optional caller id (CheckExternalID's rule); re-adding the same (User, ExternalID) and content is a no-op, other content ErrConflict (Update replaces)
 	UserText    string
 	ReplyText   string
 	OccurredAt  time.Time // stored with second precision
@@ -136,8 +136,10 @@ func (e userError) Is(target error) bool { return target == ErrBadUser }
 
 func userProblem(user string) string {
 	switch {
-	case strings.TrimSpace(user) == "":
+	case user == "":
 		return "is empty"
+	case strings.TrimSpace(user) == "":
+		return fmt.Sprintf("%q is only white space", user)
 	case len(user) > MaxUserLen:
 		return fmt.Sprintf("is %d bytes, longer than %d", len(user), MaxUserLen)
 	case !utf8.ValidString(user):
@@ -161,6 +163,76 @@ func userProblem(user string) string {
 	return ""
 }
 
+// ErrBadExternalID is wrapped by the error of an external id that
+// CheckExternalID refuses.
+var ErrBadExternalID = errors.New("not an external id a URL carries unchanged")
+
+// CheckExternalID returns an error, wrapping ErrBadExternalID, naming what
+// makes id no external id; "" (no id) passes. The one rule, at every entry
+// (the library, the command line, ingest, the HTTP body and path): an id
+// travels as a path segment (DELETE /v1/users/{user}/episodes/{id}), and no
+// client may resolve or split it into another path, such as the person's
+// own (a forget). An id is at most MaxExternalIDLen bytes of UTF-8; not a
+// dot segment, "." or "..", also with a dot written %2e (URL parsers read
+// it as one); holds no "/" or "\" (a path separator to clients and proxies),
+// no "?" or "#" (where a client that does not escape ends the path), and no
+// control character; and has no white space at either end (URL parsers
+// drop it). Episodes stored before the rule keep their ids: "omoide check"
+// names them, and they are reached by their store id.
+func CheckExternalID(id string) error {
+	if msg := externalIDProblem(id); msg != "" {
+		return externalIDError(msg)
+	}
+	return nil
+}
+
+// externalIDError is an id's problem: "external id " and what is wrong,
+// which is ErrBadExternalID.
+type externalIDError string
+
+func (e externalIDError) Error() string        { return "external id " + string(e) }
+func (e externalIDError) Is(target error) bool { return target == ErrBadExternalID }
+
+func externalIDProblem(id string) string {
+	switch {
+	case id == "":
+		return ""
+	case len(id) > MaxExternalIDLen:
+		return fmt.Sprintf("is %d bytes, longer than %d", len(id), MaxExternalIDLen)
+	case !utf8.ValidString(id):
+		return "is not valid UTF-8"
+	case IsDotSegment(id):
+		return fmt.Sprintf("%q is a path's dot segment, which URL clients resolve (into the person's own path)", id)
+	case strings.ContainsAny(id, "/\\"):
+		return fmt.Sprintf("%q holds a path separator (/ or \\), which a client or proxy may take as one: use another, such as ':'", id)
+	case strings.ContainsAny(id, "?#"):
+		return fmt.Sprintf("%q holds %q, where a client that does not escape it ends the path", id, id[strings.IndexAny(id, "?#")])
+	}
+	if r, _ := utf8.DecodeRuneInString(id); unicode.IsSpace(r) {
+		return fmt.Sprintf("%q begins with white space, which URL parsers drop", id)
+	}
+	if r, _ := utf8.DecodeLastRuneInString(id); unicode.IsSpace(r) {
+		return fmt.Sprintf("%q ends with white space, which URL parsers drop", id)
+	}
+	for i, r := range id {
+		if unicode.IsControl(r) {
+			return fmt.Sprintf("holds the control character %U at byte %d", r, i)
+		}
+	}
+	return ""
+}
+
+// IsDotSegment reports whether a URL parser reads s, a path segment, as "."
+// or "..": each dot may be written %2e or %2E (the WHATWG URL standard's
+// single- and double-dot segments).
+func IsDotSegment(s string) bool {
+	if len(s) > 6 {
+		return false
+	}
+	dots := strings.ReplaceAll(strings.ReplaceAll(s, "%2e", "."), "%2E", ".")
+	return dots == "." || dots == ".."
+}
+
 // CheckStoredUser returns an error for what can never be a stored person's
 // name (empty, or not UTF-8): the test of the reads and erasures (export,
 // forget, look-ups) that must reach a person stored before CheckUser's rule,
@@ -182,11 +254,10 @@ func (e *Episode) Normalize() error {
 	if err := CheckUser(e.User); err != nil {
 		return err
 	}
+	if err := CheckExternalID(e.ExternalID); err != nil {
+		return err
+	}
 	switch {
-	case !utf8.ValidString(e.ExternalID):
-		return errors.New("external id is not valid UTF-8")
-	case len(e.ExternalID) > MaxExternalIDLen:
-		return fmt.Errorf("external id is %d bytes, longer than %d", len(e.ExternalID), MaxExternalIDLen)
 	case !utf8.ValidString(e.UserText):
 		return errors.New("user text is not valid UTF-8")
 	case !utf8.ValidString(e.ReplyText):

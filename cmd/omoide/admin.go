@@ -306,9 +306,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 index has the recorded dimension; that the episodes, the text index and the vector index agree
 row for row, every episode has its quantized vector and every vector sits in its person's
 partition; that the per-person counts are right; and that SQLite's integrity check passes. It
-also names the people whose names break the name rule (stored before it). It only reads. Exit
-status 1 when it finds a problem or such a name; "omoide reindex" rebuilds both indexes from the
-episodes.
+also names the people whose names break the name rule and the episodes whose external ids break
+the id rule (stored before them). It only reads. Exit status 1 when it finds a problem, such a name
+or such an id; "omoide reindex" rebuilds both indexes from the episodes.
 
 `)
 	if err := sc.parse(args); err != nil {
@@ -339,6 +339,9 @@ episodes.
 		for _, b := range r.BadNames {
 			fmt.Fprintf(stdout, "name       %q: %s\n", b.User, strings.TrimPrefix(b.Problem, "user "))
 		}
+		for _, b := range r.BadIDs {
+			fmt.Fprintf(stdout, "id         episode %d (user %q): external id %s\n", b.ID, b.User, strings.TrimPrefix(b.Problem, "external id "))
+		}
 	}
 	var errs []error
 	if len(r.Problems) > 0 {
@@ -346,6 +349,9 @@ episodes.
 	}
 	if len(r.BadNames) > 0 {
 		errs = append(errs, fmt.Errorf("%d people have names the name rule refuses (docs/reliability.md, \"A person's name\"): they can be exported and forgotten (omoide export, omoide forget -user), and take new episodes under another name", len(r.BadNames)))
+	}
+	if len(r.BadIDs) > 0 {
+		errs = append(errs, fmt.Errorf("%d episodes have external ids the id rule refuses (docs/reliability.md, \"An episode's external id\"): they can be exported, and deleted by their store ids (omoide delete -id N, DELETE /v1/episodes/{id})", len(r.BadIDs)))
 	}
 	return errors.Join(errs...)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,14 +12,7 @@ import (
 func TestNamesCommandLine(t *testing.T) {
 	clearEnv(t)
 	dir := t.TempDir()
-	b, err := os.ReadFile("../../testdata/stores/legacy-names.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(dir, "legacy.db")
-	if err := os.WriteFile(db, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db := testStore(t, dir, "legacy-names.db")
 	code, out, errOut := runCLI(t, "check", "-db", db)
 	if code != 1 || !strings.Contains(errOut, "7 people have names the name rule refuses") {
 		t.Errorf("check: exit %d, %s", code, errOut)
@@ -37,8 +28,14 @@ func TestNamesCommandLine(t *testing.T) {
 	if out := mustRun(t, "export", "-db", db, "-user", ".."); !strings.Contains(out, `..の秘密`) {
 		t.Errorf("export -user ..: %s", out)
 	}
-	if out := mustRun(t, "forget", "-db", db, "-user", "line/U1"); !strings.Contains(out, "1") {
+	if out := mustRun(t, "forget", "-db", db, "-user", "line/U1"); !strings.Contains(out, `forgot "line/U1": 1 episodes removed`) {
 		t.Errorf("forget -user line/U1: %s", out)
+	}
+	if out := mustRun(t, "export", "-db", db, "-user", "line/U1"); strings.Contains(out, "line/U1の秘密") {
+		t.Errorf("line/U1 exported after the forget: %s", out)
+	}
+	if out := mustRun(t, "export", "-db", db, "-user", "mika"); !strings.Contains(out, "mikaの秘密") {
+		t.Errorf("mika lost her episode to the forget of line/U1: %s", out)
 	}
 	line := `{"id":"n1","user":"mika ","user_text":"新しい話","occurred_at":"2026-03-02T10:00:00Z"}` + "\n"
 	if code, _, errOut := runCLI(t, "ingest", "-db", db, writeFile(t, dir, "new.jsonl", line)); code != 1 || !strings.Contains(errOut, `new.jsonl:1: user "mika " ends with white space`) {

@@ -172,6 +172,10 @@ type CheckReport struct {
 	// before it): no problem of the tables, which reindex cannot mend; they
 	// can be exported and forgotten, and take new episodes under a new name.
 	BadNames []BadName
+	// BadIDs are the episodes whose external ids CheckExternalID's rule
+	// refuses (stored before it): reached by their store ids, for delete
+	// and export; no new episode takes such an id.
+	BadIDs []BadID
 }
 
 // maxListed bounds the ids a CheckReport lists per kind of problem.
@@ -193,6 +197,9 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 		return r, fmt.Errorf("episode store: check identity: %w", err)
 	}
 	if r.BadNames, err = s.BadNames(ctx); err != nil {
+		return r, err
+	}
+	if r.BadIDs, err = s.BadIDs(ctx); err != nil {
 		return r, err
 	}
 	queries := []struct {

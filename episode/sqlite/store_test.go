@@ -183,7 +183,7 @@ func TestAddRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"invalid utf-8 user text", ep("u", "ok\xff", "", day), "user text is not valid UTF-8"},
 		{"invalid utf-8 reply", ep("u", "ok", "\xc3\x28", day), "reply text is not valid UTF-8"},
 		{"empty user", ep("", "text", "", day), "user is empty"},
-		{"whitespace user", ep(" \t", "text", "", day), "user is empty"},
+		{"whitespace user", ep(" \t", "text", "", day), `user " \t" is only white space`},
 		{"bad sensitivity", episode.Episode{User: "u", UserText: "x", OccurredAt: day, Sensitivity: 7}, "sensitivity 7 is out of range"},
 		{"no text", ep("u", "", "", day), "neither user text nor reply text"},
 		{"no time", ep("u", "x", "", time.Time{}), "occurred_at is not set"},

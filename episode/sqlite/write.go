@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unicode/utf8"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
@@ -110,7 +111,7 @@ func (s *Store) add(ctx context.Context, eps []episode.Episode, replace bool) (i
 		if e.ExternalID != "" {
 			k := [2]string{e.User, e.ExternalID}
 			if f, ok := first[k]; ok && !sameContent(f, e) {
-				return nil, 0, 0, fmt.Errorf("episode store: %s: episode %d (user %q, external id %q): the batch holds it twice with other content: %w", op, i, clipForError(e.User), clipForError(e.ExternalID), episode.ErrConflict)
+				return nil, 0, 0, fmt.Errorf("episode store: %s: %w", op, &episode.ConflictError{Index: i, User: e.User, ExternalID: e.ExternalID, InBatch: true})
 			} else if !ok {
 				first[k] = e
 			}
@@ -121,7 +122,7 @@ func (s *Store) add(ctx context.Context, eps []episode.Episode, replace bool) (i
 			if err == nil {
 				if !sameContent(stored, e) {
 					if !replace {
-						return nil, 0, 0, fmt.Errorf("episode store: add: episode %d (user %q, external id %q): %w", i, clipForError(e.User), clipForError(e.ExternalID), episode.ErrConflict)
+						return nil, 0, 0, fmt.Errorf("episode store: add: %w", &episode.ConflictError{Index: i, User: e.User, ExternalID: e.ExternalID})
 					}
 					old[i] = stored.ID
 					todo = append(todo, i)
@@ -222,10 +223,14 @@ func vectorArgs(e episode.Episode, blob []byte) []any {
 }
 
 func clipForError(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
+	if len(s) <= 64 {
+		return s
 	}
-	return s
+	n := 64
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func nullIfEmpty(s string) any {
