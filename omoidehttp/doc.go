@@ -13,15 +13,20 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
 
   POST   /v1/episodes    store episodes: a JSON array, or {"episodes": [...]}, of
                          {"user", "user_text", "reply_text", "occurred_at" (RFC 3339; default now),
-                          "id" or "external_id" (optional; re-adding the same one is a no-op; without
-                          one, the same record again in a later request, occurred_at included, is a
-                          retry, stored once; two records of one request are two episodes),
+                          "id" or "external_id" (optional; re-adding the same one is a no-op;
+                          without one, the same record again in a later request, occurred_at
+                          included, is a retry, stored once; two records of one request are two
+                          episodes; an id is no dot segment, "." or ".." (%2e too), and holds no
+                          "/", "\\", "?", "#", control character or white space at either end,
+                          so that no client resolves or splits it in a path),
                           "source", "kind" (episode|fact|summary|loop), "state" (raw|validated|
                           consolidated|archived), "sensitivity" (normal|private|secret) (optional)}
                          bounds (400 beyond): user_text and reply_text together 16384 bytes, user
                          256, id 512, source 128; occurred_at from 1900 to 9999
-                         -> {"ids": [store ids, in order], "unsearched": n (of them, how many the
-                             default filter does not search: private, secret or archived)}
+                         -> {"ids": [store ids, in order], "unsearched": n (of them, how many a
+                             retrieval without a filter does not search: private, secret or
+                             archived, or above -max-request-sensitivity)}
+                         409 for an id stored with other content (PUT replaces it)
   POST   /v1/retrieve    {"user", "text", "recent": [{"role": "user"|"assistant"|"system", "content"}],
                           "now" (RFC 3339; default now), "tz" (the person's time zone, e.g.
                           "Asia/Tokyo": the days of "昨日" and of the evidence dates; default -tz),
@@ -65,9 +70,10 @@ character, not "." or "..", and no "/" or "\" (400 otherwise: a client or proxy 
 Path segments are percent-encoded (a user "a b" is /v1/users/a%20b). The header X-Omoide-User
 names the person of a request whose path does not (POST /v1/episodes, /v1/retrieve, /v1/pack,
 DELETE /v1/episodes/{id}), in one wire form: "%", control and non-ASCII bytes and a space at
-either end percent-encoded in upper-case hex, every other byte as it is (はるか is %E3%81%AF%E3%82%8B%E3%81%8B; an ASCII name
-is itself); any other spelling is a 400 naming the right one, since the proxy routes by the
-header as sent. A request routed as one person by its path or that header is
+either end percent-encoded in upper-case hex, every other byte as it is (はるか is
+%E3%81%AF%E3%82%8B%E3%81%8B, so that header sent as it is names はるか; "50%" is 50%25; an ASCII
+name without "%" is itself); any other spelling is a 400 naming the right one, since the proxy
+routes by the header as sent. A request routed as one person by its path or that header is
 refused (400) when its body names another; DELETE /v1/episodes/{id} needs the header (400
 without) and finds only that person's episode (404). With a token
 (-token or OMOIDE_TOKEN) every endpoint but /healthz needs "Authorization: Bearer TOKEN"
@@ -77,7 +83,11 @@ OMOIDE_NODES) a node answers 421 to the writes and retrievals of a person anothe
 that no proxy can split a person over two nodes; a person it holds all the same (stored before the
 list) can still be exported, deleted from, forgotten and held for omoide move, and serve says at
 start how many it holds. A retrieval or pack returns episodes up to -max-request-sensitivity
-(normal by default) whatever the preset and the filter. Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 413
+(normal by default) whatever the preset and the filter. Bodies are read one way only: a key given twice, or differing from the field's only by case
+("USER" for "user"), is a 400 naming it, at any depth, as is a value of the wrong type (the
+error names the field, e.g. episodes[2].occurred_at). Paths are taken as sent: a path with an
+empty segment ("//", a trailing "/") or a dot segment ("." or "..", %2e too) is a 400 naming it,
+and nothing answers with a redirect. Status codes: 400 bad JSON, unknown field or invalid input; 404; 405; 409; 413
 body over -max-body; 421 a person another node owns; 500 store or embedder failure; 503 request
 over -timeout.
 `

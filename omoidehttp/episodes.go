@@ -40,6 +40,9 @@ func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace 
 		return nil, err
 	}
 	for _, e := range eps {
+		named(r, e.User)
+	}
+	for _, e := range eps {
 		if err := s.owns(e.User); err != nil {
 			return nil, err
 		}
@@ -52,7 +55,9 @@ func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace 
 		return nil, err
 	}
 	s.cfg.Logger.Debug("episodes stored", "added", res.Added, "replaced", res.Replaced, "present", res.Present)
-	return Stored{IDs: res.IDs, Unsearched: wire.Unsearched(s.mem.Retriever.Options().Filter, eps)}, nil
+	// Unsearched by default: what the preset's filter leaves out, and what
+	// this server never returns (its ceiling).
+	return Stored{IDs: res.IDs, Unsearched: wire.Unsearched(capped(s.mem.Retriever.Options().Filter, s.cfg.MaxRequestSensitivity), eps)}, nil
 }
 
 // decodeEpisodes decodes and validates the body of POST /v1/episodes (one

@@ -3,11 +3,9 @@ package omoidehttp
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,7 +120,7 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.cfg.Logger.Error("panic", s.logWho(rr, "method", r.Method, "route", logRoute(rr), "panic", s.scrub(rr, fmt.Sprint(p)))...)
+			s.logFailure(rr, "panic", http.StatusInternalServerError, fmt.Errorf("%v", p))
 			if sw.status == 0 {
 				writeError(sw, http.StatusInternalServerError, "internal error")
 			}
@@ -140,51 +138,14 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, http.StatusUnauthorized, "missing or invalid bearer token (Authorization: Bearer TOKEN)")
 		return
 	}
+	if err := checkPath(r); err != nil {
+		writeError(sw, http.StatusBadRequest, err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	rr = r.WithContext(ctx)
+	rr = r.WithContext(context.WithValue(ctx, whoKey{}, &who{}))
 	s.mux.ServeHTTP(sw, rr) // sets rr.Pattern
-}
-
-// logRoute is the route of r for the log: its pattern (/v1/users/{user}/pack),
-// never its path, which holds names.
-func logRoute(r *http.Request) string {
-	if r.Pattern == "" || r.Pattern == "/" {
-		return "(no route)"
-	}
-	_, path, _ := strings.Cut(r.Pattern, " ") // "POST /v1/retrieve": the line has the method
-	if path == "" {
-		return r.Pattern
-	}
-	return path
-}
-
-// logWho appends to a log line's attributes who the request was routed as,
-// by a keyed hash (PersonHash), when it names a person.
-func (s *Handler) logWho(r *http.Request, attrs ...any) []any {
-	if user, ok, _ := routedUser(r); ok {
-		attrs = append(attrs, "person", s.PersonHash(user))
-	}
-	return attrs
-}
-
-// PersonHash is how the handler's log names a person: a keyed hash (HMAC-
-// SHA256, 12 hex digits) under a key made when the handler was, so that the
-// lines of one run can be told apart by person while no line holds a name,
-// nor lets one be tested for after the process ends.
-func (s *Handler) PersonHash(user string) string {
-	m := hmac.New(sha256.New, s.logKey[:])
-	m.Write([]byte(user))
-	return hex.EncodeToString(m.Sum(nil)[:6])
-}
-
-// scrub replaces in a log message the name of the person r is routed as by
-// its hash: an error may quote the name.
-func (s *Handler) scrub(r *http.Request, msg string) string {
-	if user, ok, _ := routedUser(r); ok && user != "" {
-		msg = strings.ReplaceAll(msg, user, "person:"+s.PersonHash(user))
-	}
-	return msg
 }
 
 // authorized reports whether r carries the token. Both sides are hashed so
@@ -289,6 +250,30 @@ func (s *Handler) person(r *http.Request, reach bool) error {
 	return s.owns(user)
 }
 
+// checkPath refuses a path that is not in its one form, before any route
+// sees it: an empty segment ("//", a trailing "/") or a dot segment ("." or
+// "..", with a dot written %2e too). ServeMux would answer such a path with
+// a redirect to its cleaned form, which a client follows with the same
+// method: DELETE /v1/users/kenji/episodes/.. became DELETE /v1/users/kenji,
+// a forget. Nothing under the API redirects: the path is a 400 naming it.
+func checkPath(r *http.Request) error {
+	p := r.URL.EscapedPath()
+	if p == "/" || !strings.HasPrefix(p, "/") {
+		return nil // the root, or "*" (OPTIONS): no route, ServeMux answers without a redirect
+	}
+	for i, seg := range strings.Split(p[1:], "/") {
+		switch {
+		case seg == "" && i == 0:
+			return fmt.Errorf("the path %q begins with an empty segment (\"//\"): send each segment once, with nothing empty between slashes", p)
+		case seg == "":
+			return fmt.Errorf("the path %q has an empty segment (\"//\" or a trailing \"/\"): send it without; no endpoint ends with \"/\"", p)
+		case episode.IsDotSegment(seg):
+			return fmt.Errorf("the path %q has the dot segment %q, which clients resolve into another path: it names no endpoint and no episode", p, seg)
+		}
+	}
+	return nil
+}
+
 // checkPathText refuses a path's external id that is not valid UTF-8:
 // replaced, two ids would become one (routedUser checks the user).
 func checkPathText(r *http.Request) error {
@@ -302,10 +287,15 @@ func checkPathText(r *http.Request) error {
 func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	var mbe *http.MaxBytesError
+	var ce *episode.ConflictError
 	status, msg := http.StatusInternalServerError, err.Error()
 	switch {
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
+	case errors.As(err, &ce) && ce.InBatch:
+		status, msg = http.StatusConflict, fmt.Sprintf("episodes[%d] (user %q, id %q): the body gives this id twice with other content", ce.Index, ce.User, ce.ExternalID)
+	case errors.As(err, &ce):
+		status, msg = http.StatusConflict, fmt.Sprintf("episodes[%d] (user %q, id %q): stored with other content; PUT replaces it, POST stores only what is new", ce.Index, ce.User, ce.ExternalID)
 	case errors.Is(err, episode.ErrConflict):
 		status = http.StatusConflict
 	case errors.Is(err, sqlite.ErrReadOnly):
@@ -318,38 +308,9 @@ func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusServiceUnavailable, "request cancelled"
 	}
 	if status >= 500 {
-		s.cfg.Logger.Error("request failed", s.logWho(r, "method", r.Method, "route", logRoute(r), "status", status, "error", s.scrub(r, logSafe(err)))...)
+		s.logFailure(r, "request failed", status, err)
 	}
 	writeError(w, status, msg)
-}
-
-// logSafe returns err's message for the log, without the excerpts of an
-// embedding server's response that embed's errors quote (they may echo the
-// request's texts, which the log never holds).
-func logSafe(err error) string {
-	msg := err.Error()
-	var walk func(error)
-	walk = func(e error) {
-		if q, ok := e.(interface{ ResponseBody() string }); ok {
-			if body := q.ResponseBody(); body != "" {
-				if i := strings.LastIndex(msg, ": "+body); i >= 0 {
-					msg = msg[:i] + fmt.Sprintf(": [response body not logged, %d bytes]", len(body)) + msg[i+2+len(body):]
-				}
-			}
-		}
-		switch u := e.(type) {
-		case interface{ Unwrap() error }:
-			if next := u.Unwrap(); next != nil {
-				walk(next)
-			}
-		case interface{ Unwrap() []error }:
-			for _, next := range u.Unwrap() {
-				walk(next)
-			}
-		}
-	}
-	walk(err)
-	return msg
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

@@ -45,14 +45,14 @@ func TestLogSafe(t *testing.T) {
 				t.Fatalf("the embed error does not quote the body: %v", err)
 			}
 			for _, wrapped := range []error{err, fmt.Errorf("episode store: add: %w", err), errors.Join(errors.New("other"), fmt.Errorf("retriever: %w", err))} {
-				got := logSafe(wrapped)
+				got := withoutBodies(wrapped)
 				if strings.Contains(got, text) || !strings.Contains(got, tc.want) || !strings.Contains(got, "not logged, ") || !strings.Contains(got, "(texts 0..0 of 2)") {
-					t.Errorf("logSafe(%q) = %q", wrapped, got)
+					t.Errorf("withoutBodies(%q) = %q", wrapped, got)
 				}
 			}
 		})
 	}
-	if got := logSafe(errors.New("database is locked")); got != "database is locked" {
-		t.Errorf("logSafe changed an error without a body: %q", got)
+	if got := withoutBodies(errors.New("database is locked")); got != "database is locked" {
+		t.Errorf("withoutBodies changed an error without a body: %q", got)
 	}
 }

@@ -3,15 +3,19 @@ package omoidehttp
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // EncodeUser returns the one wire form of a person's name in the UserHeader:
 // every byte that is '%', a control byte or not ASCII, and a space at either
 // end (which header parsing would drop), percent-encoded as %XX (upper-case
-// hex), every other byte as it is. An ASCII name is its own wire
-// form ("mika"); はるか is "%E3%81%AF%E3%82%8B%E3%81%8B", which any client can
-// send (Node's fetch and Python's urllib refuse a header that is not
-// Latin-1). The proxy hashes the header as sent, so Owner hashes this form.
+// hex), every other byte as it is. An ASCII name without '%' is its own
+// wire form ("mika"; "50%" is "50%25"); はるか is
+// "%E3%81%AF%E3%82%8B%E3%81%8B", which any client can send (Node's fetch and
+// Python's urllib refuse a header that is not Latin-1), so that header, sent
+// as it is, names はるか: the person literally named "%E3%81%AF…" is
+// "%25E3%2581%25AF…". The proxy hashes the header as sent, so Owner hashes
+// this form.
 func EncodeUser(name string) string {
 	n := 0
 	for i := 0; i < len(name); i++ {
@@ -52,6 +56,10 @@ func headerEscaped(name string, i int) bool {
 func DecodeUser(v string) (string, error) {
 	if !strings.Contains(v, "%") {
 		if i := strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r >= 0x7f }); i >= 0 {
+			if !utf8.ValidString(v) {
+				// Not UTF-8 (Latin-1, Shift_JIS): its encoding would name no one.
+				return "", fmt.Errorf("the %s header holds byte %#x at %d and is not UTF-8: send the name's UTF-8 bytes percent-encoded (はるか is %s)", UserHeader, v[i], i, EncodeUser("はるか"))
+			}
 			return "", fmt.Errorf("the %s header holds byte %#x at %d: send the name percent-encoded as UTF-8 (%q)", UserHeader, v[i], i, EncodeUser(v))
 		}
 		if enc := EncodeUser(v); enc != v {

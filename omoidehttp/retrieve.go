@@ -62,9 +62,15 @@ func (f *filterInput) filter(base retriever.Filter, ceiling episode.Sensitivity)
 			out.MaxAgeDays = *f.MaxAgeDays
 		}
 	}
-	// The one ceiling: a preset's or a server's filter admits no more.
-	out.MaxSensitivity = min(out.MaxSensitivity, ceiling)
+	out = capped(out, ceiling)
 	return &out, nil
+}
+
+// capped is f admitting no more than ceiling: the one ceiling, whatever the
+// preset's or the request's filter.
+func capped(f retriever.Filter, ceiling episode.Sensitivity) retriever.Filter {
+	f.MaxSensitivity = min(f.MaxSensitivity, ceiling)
+	return f
 }
 
 // packRequest is the body of /v1/pack.
@@ -142,6 +148,7 @@ func (s *Handler) request(w http.ResponseWriter, r *http.Request, q interface{ b
 	if err := q.base().routed(r); err != nil {
 		return retriever.Request{}, err
 	}
+	named(r, q.base().User)
 	if err := s.owns(q.base().User); err != nil {
 		return retriever.Request{}, err
 	}

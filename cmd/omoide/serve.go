@@ -102,8 +102,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	peers := fs.String("peers", os.Getenv(envNodes), "the proxy's node `list`, as its upstreams write them (\"127.0.0.1:9001 127.0.0.1:9002\"; env "+envNodes+", as deploy/Caddyfile reads it): answer 421 for a person another node owns")
 	upstream := fs.String("upstream", "", "this node's entry in -peers (default: -addr)")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
-loopback by default and logs each request (method, path, status, duration) to stderr; it never
-logs message text, the token or the API key.
+loopback by default and logs each request (method, route, status, duration, and the person by a
+keyed hash) to stderr; it never logs a name, message text, the token or the API key.
 
 `+omoidehttp.Doc+`
 `+`SIGINT or SIGTERM stops accepting connections, waits up to -shutdown-timeout for the requests in
@@ -143,20 +143,21 @@ flight (an accepted write is stored before the process exits), then closes the s
 	return c, nil
 }
 
-// open opens the memory and listens.
+// open listens, then opens the memory: an address it cannot listen on
+// (-addr :99999, a port in use) fails before a store is created or opened.
 func (c *serveConfig) open(ctx context.Context) (*omoide.Memory, net.Listener, error) {
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-addr %s: %w", c.addr, err)
+	}
 	mem, err := c.sc.openMemory(ctx, false, c.pack)
 	if err != nil {
+		ln.Close()
 		return nil, nil, err
 	}
 	// Load the analyzer's dictionary now, not during the first request
 	// (kagome takes about half a second the first time).
 	mem.Store.Analyzer().Index("起動")
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		mem.Close()
-		return nil, nil, err
-	}
 	return mem, ln, nil
 }
 

@@ -497,7 +497,10 @@ func TestServerErrors(t *testing.T) {
 		{"PUT", "/v1/users/u", ``, 405, "allowed: DELETE"},
 		{"POST", "/healthz", ``, 405, "allowed: GET, HEAD"},
 		{"GET", "/", ``, 404, "no endpoint /"},
-		{"GET", "/v1/retrieve/", ``, 404, "no endpoint"},
+		{"GET", "/v1/retrieve/", ``, 400, `the path "/v1/retrieve/" has an empty segment`},
+		{"GET", "/v1/nothing", ``, 404, "no endpoint /v1/nothing"},
+		{"DELETE", "/v1/users/u/episodes/..", ``, 400, `the path "/v1/users/u/episodes/.." has the dot segment ".."`},
+		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "id": ".."}]`, 400, `episodes[0]: external id ".." is a path's dot segment`},
 	} {
 		t.Run(tc.method+" "+tc.path+" "+pytext.Clip(tc.body, 30), func(t *testing.T) {
 			rec := httptest.NewRecorder()
@@ -522,9 +525,9 @@ func TestServerErrors(t *testing.T) {
 		t.Errorf("stored %+v, %v; want the one episode, at about now", eps, err)
 	}
 
-	// Path segments are percent-encoded: a user with a space and an external id with "/".
+	// Path segments are percent-encoded: a user with a space and an external id with "%" and a space.
 	rec = httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/episodes", strings.NewReader(`[{"user": "line:U 1", "external_id": "a/b c", "user_text": "t"}]`)))
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/episodes", strings.NewReader(`[{"user": "line:U 1", "external_id": "a%b c", "user_text": "t"}]`)))
 	if rec.Code != 200 {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
@@ -532,8 +535,8 @@ func TestServerErrors(t *testing.T) {
 		path   string
 		status int
 	}{
-		{"/v1/users/line:U%201/episodes/a%2Fb%20c", 200},
-		{"/v1/users/line:U%201/episodes/a%2Fb%20c", 404},
+		{"/v1/users/line:U%201/episodes/a%25b%20c", 200},
+		{"/v1/users/line:U%201/episodes/a%25b%20c", 404},
 		{"/v1/users/line:U%201", 200},
 	} {
 		rec = httptest.NewRecorder()
