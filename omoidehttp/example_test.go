@@ -17,7 +17,9 @@ import (
 )
 
 // A Go backend mounts omoide's API in its own server, under a prefix of its
-// choosing, beside its own routes.
+// choosing, beside its own routes. CleanPathsOnly keeps the backend's
+// ServeMux from redirecting a path with a dot segment, which a client
+// would follow with the same method into another route.
 func ExampleNewHandler() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "omoidehttp-example")
@@ -34,7 +36,7 @@ func ExampleNewHandler() {
 	api := omoidehttp.NewHandler(mem, omoidehttp.Config{})
 	mux := http.NewServeMux()
 	mux.Handle("/memory/", http.StripPrefix("/memory", api))
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(omoidehttp.CleanPathsOnly(mux))
 	defer func() { srv.Close(); api.Wait() }()
 
 	post := func(path, body string) *http.Response {

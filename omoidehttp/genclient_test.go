@@ -200,6 +200,15 @@ func TestGeneratedClient(t *testing.T) {
 
 	// Deletes, holds and forgets, person by person: the others stay whole.
 	for i, p := range people {
+		// Another person's episode, by its store id, under this one's name:
+		// 404, whoever asks.
+		if i+1 < len(people) {
+			o := people[i+1]
+			other, err := c.DeleteV1EpisodesIdWithResponse(ctx, o.ids[1], &gc.DeleteV1EpisodesIdParams{XOmoideUser: p.as})
+			if err != nil || other.StatusCode() != http.StatusNotFound {
+				t.Fatalf("%q: DELETE /v1/episodes/%d, %q's: %v %s, want 404", p.name, o.ids[1], o.name, err, body(other))
+			}
+		}
 		del, err := c.DeleteV1EpisodesIdWithResponse(ctx, p.ids[0], &gc.DeleteV1EpisodesIdParams{XOmoideUser: p.as})
 		if err != nil || del.JSON200 == nil || del.JSON200.Deleted != 1 {
 			t.Fatalf("%q: DELETE /v1/episodes/%d: %v %s", p.name, p.ids[0], err, body(del))

@@ -250,6 +250,24 @@ func (s *Handler) person(r *http.Request, reach bool) error {
 	return s.owns(user)
 }
 
+// CleanPathsOnly returns a handler that answers a request whose path is
+// not in its one form (an empty segment, "//" or a trailing "/"; a dot
+// segment, "." or "..", with a dot written %2e too) with a 400 naming the
+// path, and passes every other request to h. A Handler refuses such paths
+// itself, but a program that mounts it on its own ServeMux must wrap that
+// mux: a ServeMux answers them with a redirect to the cleaned path, which a
+// client follows with the same method, so that DELETE
+// /v1/users/kenji/episodes/.. would become DELETE /v1/users/kenji, a forget.
+func CleanPathsOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkPath(r); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // checkPath refuses a path that is not in its one form, before any route
 // sees it: an empty segment ("//", a trailing "/") or a dot segment ("." or
 // "..", with a dot written %2e too). ServeMux would answer such a path with

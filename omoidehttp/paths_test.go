@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,5 +198,40 @@ func TestIDRuleOverHTTP(t *testing.T) {
 	}
 	if got := n.count(t, "はるか"); got != 2 {
 		t.Errorf("はるか holds %d, want her 2", got)
+	}
+}
+
+// TestMountedNoRedirect: mounted on a program's own ServeMux, as
+// ExampleNewHandler does, the API still answers an unclean path with a 400
+// when the mux is wrapped in CleanPathsOnly; the bare mux would redirect it
+// (307 to the cleaned path), and a client following it would forget kenji.
+func TestMountedNoRedirect(t *testing.T) {
+	n := legacyIDsNode(t)
+	api := omoidehttp.NewHandler(n.mem, omoidehttp.Config{})
+	mux := http.NewServeMux()
+	mux.Handle("/memory/", http.StripPrefix("/memory", api))
+	nofollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct {
+		h    http.Handler
+		want int
+	}{{mux, http.StatusTemporaryRedirect}, {omoidehttp.CleanPathsOnly(mux), http.StatusBadRequest}} {
+		srv := httptest.NewServer(tc.h)
+		for _, p := range []string{"/memory/v1/users/kenji/episodes/..", "/memory//v1/users/kenji", "/memory/v1/users/kenji/episodes/x/../.."} {
+			req, _ := http.NewRequest(http.MethodDelete, srv.URL+p, nil)
+			req.Header.Set(omoidehttp.UserHeader, "kenji")
+			resp, err := nofollow.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("DELETE %s: %d, want %d", p, resp.StatusCode, tc.want)
+			}
+		}
+		srv.Close()
+	}
+	api.Wait()
+	if got := n.count(t, "kenji"); got != 12 {
+		t.Errorf("kenji holds %d, had 12", got)
 	}
 }
