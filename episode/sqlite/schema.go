@@ -234,7 +234,7 @@ func ReadMeta(ctx context.Context, path string) (Meta, error) {
 		return Meta{}, fmt.Errorf("episode store: %s: no such store", path)
 	}
 	registerVec.Do(registerSQLiteVec)
-	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true, nil)
 	if err != nil {
 		return Meta{}, fmt.Errorf("episode store: read meta of %s: %w", path, err)
 	}
