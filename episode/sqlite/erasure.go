@@ -210,9 +210,10 @@ type Restored struct {
 // Restore replaces the file of to: it takes the store's lock exclusive
 // (lock.go) and refuses, with an error wrapping ErrHeld naming the holder,
 // while any Store is open on to, read-only or not, in this process or
-// another. A from that is not an omoide store is refused, naming it. The
-// copy is worked on beside to and renamed over it only when done, with the
-// mode to had (or a new store's), so a failure leaves to as it was.
+// another. A from that is not an omoide store is refused, naming it, and a
+// folder of to that does not exist is named. The copy is worked on beside to
+// and renamed over it only when done, with the mode to had (or a new
+// store's), so a failure leaves to as it was.
 func Restore(ctx context.Context, from, to string) (Restored, error) {
 	r, err := restore(ctx, from, to)
 	if err != nil {
@@ -229,9 +230,16 @@ func restore(ctx context.Context, from, to string) (Restored, error) {
 	if err := checkCopy(ctx, from); err != nil {
 		return r, err
 	}
+	// Else the lock file would be blamed: "open x.db.lock: no such file".
+	if err := missingFolder(to, true); err != nil {
+		return r, err
+	}
 	lock, err := lockStore(to, true)
-	if err != nil {
+	if errors.Is(err, ErrHeld) {
 		return r, fmt.Errorf("%w: stop it first (restore replaces the file)", err)
+	}
+	if err != nil {
+		return r, err
 	}
 	defer lock.Close()
 	mode, had := os.FileMode(0o644), false // a new store's, less the umask (openable)

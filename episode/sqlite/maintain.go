@@ -109,12 +109,15 @@ func Reanalyze(ctx context.Context, path string, a tokenize.Analyzer, progress f
 // says and records meta, in one transaction.
 func (s *Store) rebuildFile(ctx context.Context, op string, what, batch int, progress func(done, total int), meta map[string]string) (int, error) {
 	if !Exists(s.path) {
-		return 0, fmt.Errorf("episode store: %s: %s: no such store", op, s.path)
+		return 0, fmt.Errorf("episode store: %s: %w", op, noStore(s.path))
 	}
 	// Open Stores would go on with the old embedder or analyzer: none may be.
 	lock, err := lockStore(s.path, true)
-	if err != nil {
+	if errors.Is(err, ErrHeld) {
 		return 0, fmt.Errorf("episode store: %s %s: %w (stop it first)", op, s.path, err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("episode store: %s %s: %w", op, s.path, err)
 	}
 	defer lock.Close()
 	db, err := sql.Open("sqlite3", dsn(s.path, DefaultBusyTimeout, false))

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver; build with -tags sqlite_fts5
@@ -177,7 +179,7 @@ func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 // Open opens or creates the store at path (a file; it is created when
-// missing), migrating its schema forward when
+// missing, in a folder that must exist), migrating its schema forward when
 // it is older than this version. The store is held until Close: Open takes
 // a shared lock on its lock file (LockPath), which other opens share and
 // which Restore, Reembed and Reanalyze, taking it exclusive, refuse to work
@@ -321,23 +323,58 @@ func openDB(ctx context.Context, path string, busy time.Duration, readOnly bool,
 // operating system's own words (SQLite says "unable to open database file"
 // or "no such file" for a directory it may not write, and "attempt to write a
 // readonly database" only at the first write): a read-only open needs the
-// file; a writable one creates it when missing and needs to write it.
+// file; a writable one creates it when missing and needs to write it. A
+// missing folder is named: "no such file" would blame the store.
 func openable(path string, readOnly bool) error {
 	if readOnly {
 		f, err := os.Open(path)
 		if err != nil {
+			if m := missingFolder(path, false); m != nil {
+				return m
+			}
 			return err
 		}
 		return f.Close()
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		if m := missingFolder(path, true); m != nil {
+			return m
+		}
 		if errors.Is(err, fs.ErrPermission) {
 			return fmt.Errorf("%w (to search a store you may not write, open it read-only: -readonly)", err)
 		}
 		return err
 	}
 	return f.Close()
+}
+
+// missingFolder returns an error naming the folder of path when it does
+// not exist (saying to create it first when the caller would create the
+// file) or is no folder, nil otherwise: the open that follows then says
+// what is wrong in the system's words. A file in a missing folder would
+// otherwise be reported as missing itself, or as its lock file.
+func missingFolder(path string, creates bool) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && creates:
+		return fmt.Errorf("the folder %s does not exist (create it first)", dir)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("the folder %s does not exist", dir)
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
+// noStore says that there is no store at path, naming its folder where that
+// is what is missing.
+func noStore(path string) error {
+	if err := missingFolder(path, false); err != nil {
+		return fmt.Errorf("%s: no such store: %w", path, err)
+	}
+	return fmt.Errorf("%s: no such store", path)
 }
 
 // hasFTS5 reports an error when the SQLite linked in has no FTS5: a program
