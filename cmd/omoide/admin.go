@@ -121,9 +121,9 @@ store forgot after the copy was taken is forgotten again in it, and every episod
 replaced since is deleted again, from the store's record of erasures (keyed hashes, no names or
 texts). A person who asked to be forgotten stays forgotten, and a deleted episode or the old text
 of an updated one stays gone, whatever copy comes back; the store keeps its record and its file
-mode. Restore refuses while a process holds the store (omoide serve, ingest), naming it: stop it
-first, and Litestream too. Without a store at -db (a node lost with its disk) the copy comes back
-as it is: nothing can be erased again.
+mode. Restore refuses while a process holds the store (omoide serve, -readonly too, ingest),
+naming it: stop it first, and Litestream too. Without a store at -db (a node lost with its disk)
+the copy comes back as it is: nothing can be erased again.
 
 `)
 	if err := sc.parse(args); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -144,12 +145,22 @@ func (c *storeConfig) validate() error {
 	return c.emb.Validate()
 }
 
-// mustExist reports an error when there is no store at the configured path.
+// mustExist reports an error when there is no store at the configured path,
+// naming its folder when that is what is missing.
 func (c *storeConfig) mustExist() error {
 	if !sqlite.Exists(c.db) {
+		if dir := filepath.Dir(c.db); !isFolder(dir) {
+			return fmt.Errorf("no store at %s: the folder %s does not exist (name the store with -db or %s)", c.db, dir, envDB)
+		}
 		return fmt.Errorf("no store at %s (create one with \"omoide ingest\", or name it with -db or %s)", c.db, envDB)
 	}
 	return nil
+}
+
+// isFolder reports whether dir is a folder.
+func isFolder(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // pack returns the preset's evidence rendering, for a command to adjust.

@@ -13,6 +13,10 @@ import (
 // INTO reads one snapshot): the copy is compact, holds no free pages (and so
 // nothing erased), and opens as a store of its own.
 func (s *Store) Backup(ctx context.Context, path string) error {
+	// Else SQLite's "unable to open database: … no such file" blames the copy.
+	if err := missingFolder(path, true); err != nil {
+		return fmt.Errorf("episode store: backup to %s: %w", path, err)
+	}
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("episode store: backup to %s: the file exists (a backup never overwrites)", path)
 	} else if !errors.Is(err, fs.ErrNotExist) {

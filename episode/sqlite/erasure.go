@@ -144,7 +144,7 @@ func readErasures(ctx context.Context, db *sql.DB) ([]Erasure, error) {
 // older than schema 8 has none.
 func readRecord(ctx context.Context, path string) ([]byte, []Erasure, error) {
 	registerVec.Do(registerSQLiteVec)
-	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,7 +167,7 @@ func readRecord(ctx context.Context, path string) ([]byte, []Erasure, error) {
 // readLastID reads the largest episode id the store at path gave (its rows
 // and its record in meta), read-only.
 func readLastID(ctx context.Context, path string) (int64, error) {
-	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -209,8 +209,9 @@ type Restored struct {
 //
 // Restore replaces the file of to: it takes the store's lock exclusive
 // (lock.go) and refuses, with an error wrapping ErrHeld naming the holder,
-// while any Store is open on to, in this process or another. A from that is
-// not an omoide store is refused, naming it. The copy is worked on beside to
+// while any Store is open on to, read-only or not, in this process or
+// another. A from that is not an omoide store is refused, naming it, and a
+// folder of to that does not exist is named. The copy is worked on beside to
 // and renamed over it only when done, with the mode to had (or a new
 // store's), so a failure leaves to as it was.
 func Restore(ctx context.Context, from, to string) (Restored, error) {
@@ -229,9 +230,16 @@ func restore(ctx context.Context, from, to string) (Restored, error) {
 	if err := checkCopy(ctx, from); err != nil {
 		return r, err
 	}
+	// Else the lock file would be blamed: "open x.db.lock: no such file".
+	if err := missingFolder(to, true); err != nil {
+		return r, err
+	}
 	lock, err := lockStore(to, true)
-	if err != nil {
+	if errors.Is(err, ErrHeld) {
 		return r, fmt.Errorf("%w: stop it first (restore replaces the file)", err)
+	}
+	if err != nil {
+		return r, err
 	}
 	defer lock.Close()
 	mode, had := os.FileMode(0o644), false // a new store's, less the umask (openable)
@@ -323,7 +331,7 @@ func restore(ctx context.Context, from, to string) (Restored, error) {
 // beside the store, and blame the store.
 func checkCopy(ctx context.Context, from string) error {
 	registerVec.Do(registerSQLiteVec)
-	db, err := openDB(ctx, from, DefaultBusyTimeout, true)
+	db, err := openDB(ctx, from, DefaultBusyTimeout, true, nil)
 	if err != nil {
 		return notAStore(from, err)
 	}

@@ -5,22 +5,29 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
-// A store is held by the processes that write it (docs/reliability.md,
-// "Who holds a store"): every writable Open takes a shared flock(2) on the
-// store's lock file and keeps it until Close, and what replaces the file or
-// changes what every open Store relies on (Restore, Reembed, Reanalyze)
-// takes it exclusive, refusing while anyone else holds it. The kernel drops
-// a lock with the last descriptor of its process, so a crashed or killed
-// holder leaves nothing to clean up (unlike a pid file). Read-only opens
-// take no lock: they write nothing, and a backup's directory may be one
-// they cannot write.
+// A store is held by the processes that open it (docs/reliability.md,
+// "Who holds a store"): every Open, writable or read-only, takes a shared
+// flock(2) on the store's lock file and keeps it until Close, and what
+// replaces the file or changes what every open Store relies on (Restore,
+// Reembed, Reanalyze) takes it exclusive, refusing while anyone else holds
+// it. The kernel drops a lock with the last descriptor of its process, so a
+// crashed or killed holder leaves nothing to clean up (unlike a pid file).
+//
+// A read-only open may be where it cannot write (a backup's directory, a
+// read-only file system): it opens the lock file there read-only (flock
+// needs no write access), and where there is none and it cannot make one it
+// holds nothing; its reads then check that the file at its path is still
+// the one it opened (fileGuard, guard.go), so that it never serves a file a
+// restore replaced.
 
 // ErrHeld is wrapped by the error of an Open, a Restore, a Reembed or a
 // Reanalyze that the store's lock refuses; the error names the process that
@@ -37,11 +44,41 @@ func LockPath(path string) string { return path + ".lock" }
 type storeLock struct{ f *os.File }
 
 // lockStore takes the lock of the store at path, exclusive or shared,
-// without waiting: held by someone else in a way that excludes it, it
-// returns an error wrapping ErrHeld naming the holders.
+// without waiting, creating the lock file if need be: held by someone else
+// in a way that excludes it, it returns an error wrapping ErrHeld naming
+// the holders.
 func lockStore(path string, exclusive bool) (*storeLock, error) {
+	return takeLock(path, exclusive, false)
+}
+
+// lockReadOnly takes the shared lock of the store at path for a read-only
+// open. Where the lock file cannot be made (a directory the process may not
+// write, a read-only file system) it opens the one there for reading; where
+// there is none either, or it cannot be read, it returns a nil lock and no
+// error: nothing holds the store, and the caller guards its reads instead.
+func lockReadOnly(path string) (*storeLock, error) {
+	return takeLock(path, false, true)
+}
+
+// createLockFile opens the lock file name for reading, creating it if
+// missing (flock needs no write access); a variable so that a test run as
+// root, whom permissions do not bind, can refuse it as a directory it may
+// not write would.
+var createLockFile = func(name string) (*os.File, error) {
+	return os.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o644)
+}
+
+// takeLock is lockStore and lockReadOnly: readOnly, a lock file that cannot
+// be made or read is no error but a nil lock.
+func takeLock(path string, exclusive, readOnly bool) (*storeLock, error) {
 	lp := LockPath(path)
-	f, err := os.OpenFile(lp, os.O_RDONLY|os.O_CREATE, 0o644)
+	f, err := createLockFile(lp)
+	if err != nil && readOnly && cannotCreate(err) {
+		f, err = os.Open(lp)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
@@ -56,6 +93,12 @@ func lockStore(path string, exclusive bool) (*storeLock, error) {
 		return nil, fmt.Errorf("%w: held by %s", ErrHeld, who)
 	}
 	return &storeLock{f: f}, nil
+}
+
+// cannotCreate reports whether err is a refusal to create a file: no
+// permission on its directory, or a read-only file system.
+func cannotCreate(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // Close releases the lock. A nil lock releases nothing.

@@ -67,8 +67,9 @@ const DefaultReembedBatch = 256
 // store keeps its old vectors and embedder. progress, when not nil, is called
 // after each batch. It returns the number of episodes embedded. It takes the
 // store's lock exclusive (lock.go), so it refuses, with an error wrapping
-// ErrHeld, while any Store is open on path, in this process or another: an
-// open Store would go on with the old vectors' dimension.
+// ErrHeld, while any Store is open on path, read-only or not, in this
+// process or another: an open Store would go on with the old vectors'
+// dimension.
 //
 // It takes a path, not an open Store: Open refuses a store that records
 // another embedder than the one it is given, and the caller of Reembed holds
@@ -92,10 +93,9 @@ func Reembed(ctx context.Context, path string, e embed.Embedder, batch int, prog
 // fails the store keeps its old index and analyzer. The vectors are left as
 // they are. Like Reembed it takes a path, not an open Store (Open refuses an
 // analyzer other than the recorded one), and it refuses, with an error
-// wrapping ErrHeld, while a Store is open on path: it would go on searching
-// with the old analyzer. It returns the
-// number of episodes analyzed; progress, when not nil, is called after each
-// batch.
+// wrapping ErrHeld, while a Store, read-only or not, is open on path: it
+// would go on searching with the old analyzer. It returns the number of
+// episodes analyzed; progress, when not nil, is called after each batch.
 func Reanalyze(ctx context.Context, path string, a tokenize.Analyzer, progress func(done, total int)) (int, error) {
 	if a == nil {
 		return 0, errors.New("episode store: reanalyze: no analyzer")
@@ -109,12 +109,15 @@ func Reanalyze(ctx context.Context, path string, a tokenize.Analyzer, progress f
 // says and records meta, in one transaction.
 func (s *Store) rebuildFile(ctx context.Context, op string, what, batch int, progress func(done, total int), meta map[string]string) (int, error) {
 	if !Exists(s.path) {
-		return 0, fmt.Errorf("episode store: %s: %s: no such store", op, s.path)
+		return 0, fmt.Errorf("episode store: %s: %w", op, noStore(s.path))
 	}
 	// Open Stores would go on with the old embedder or analyzer: none may be.
 	lock, err := lockStore(s.path, true)
-	if err != nil {
+	if errors.Is(err, ErrHeld) {
 		return 0, fmt.Errorf("episode store: %s %s: %w (stop it first)", op, s.path, err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("episode store: %s %s: %w", op, s.path, err)
 	}
 	defer lock.Close()
 	db, err := sql.Open("sqlite3", dsn(s.path, DefaultBusyTimeout, false))

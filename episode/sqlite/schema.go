@@ -231,10 +231,10 @@ type Meta struct {
 // identity and analyzer — without an embedder, opening it read-only.
 func ReadMeta(ctx context.Context, path string) (Meta, error) {
 	if !Exists(path) {
-		return Meta{}, fmt.Errorf("episode store: %s: no such store", path)
+		return Meta{}, fmt.Errorf("episode store: %w", noStore(path))
 	}
 	registerVec.Do(registerSQLiteVec)
-	db, err := openDB(ctx, path, DefaultBusyTimeout, true)
+	db, err := openDB(ctx, path, DefaultBusyTimeout, true, nil)
 	if err != nil {
 		return Meta{}, fmt.Errorf("episode store: read meta of %s: %w", path, err)
 	}

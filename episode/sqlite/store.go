@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver; build with -tags sqlite_fts5
@@ -50,8 +52,11 @@ type Options struct {
 	// wait never succeeds: a negative value saves it (docs/scale-out.md).
 	CheckpointWait time.Duration
 	// ReadOnly opens an existing store for searches and reads only (a
-	// read-only file or directory, a backup copy): nothing is written, not
-	// even a migration, and every write returns ErrReadOnly.
+	// read-only file or directory, a backup copy): nothing is written to it,
+	// not even a migration, and every write returns ErrReadOnly. It holds
+	// the store as a writable open does (Open), so that no restore replaces
+	// the file it reads; where the lock file neither exists nor can be made,
+	// its reads fail with ErrReplaced once the file was replaced instead.
 	ReadOnly bool
 }
 
@@ -91,8 +96,9 @@ func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
 //     Reembed, which works on the path of a store that is not open.
 type Store struct {
 	db *sql.DB
-	// lock is the store's shared lock, held from Open to Close by a
-	// writable Store (lock.go); nil read-only.
+	// lock is the store's shared lock, held from Open to Close (lock.go);
+	// nil for Restore's work file, and for a read-only Store where there
+	// is no lock file to take (its connections are guarded: guard.go).
 	lock     *storeLock
 	path     string // the database file, as given to Open
 	embedder embed.Embedder
@@ -173,14 +179,18 @@ func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 // Open opens or creates the store at path (a file; it is created when
-// missing), migrating its schema forward when it is older than this version.
-// A writable store is held until Close: Open takes a shared lock on its lock
-// file (LockPath), which other writable opens share and which Restore,
-// Reembed and Reanalyze, taking it exclusive, refuse to work under; while
-// one of those works, Open fails with an error wrapping ErrHeld naming it.
-// A read-only open takes no lock.
+// missing, in a folder that must exist), migrating its schema forward when
+// it is older than this version. The store is held until Close: Open takes
+// a shared lock on its lock file (LockPath), which other opens share and
+// which Restore, Reembed and Reanalyze, taking it exclusive, refuse to work
+// under; while one of those works, Open fails with an error wrapping
+// ErrHeld naming it. A read-only open holds it the same way, opening the
+// lock file for reading where it may not make one; where there is none to
+// open, it holds nothing, and every read of the Store checks instead that
+// the file at path is still the one it opened, failing with an error
+// wrapping ErrReplaced once it is not.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
-	return open(ctx, path, opts, !opts.ReadOnly)
+	return open(ctx, path, opts, true)
 }
 
 // open is Open, holding the store's shared lock when hold (Restore works on
@@ -213,13 +223,26 @@ func open(ctx context.Context, path string, opts Options, hold bool) (*Store, er
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 	}
 	var lock *storeLock
+	var guard *fileGuard
 	if hold {
 		var err error
-		if lock, err = lockStore(path, false); err != nil {
+		if opts.ReadOnly {
+			lock, err = lockReadOnly(path)
+		} else {
+			lock, err = lockStore(path, false)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("episode store: open %s: %w", path, err)
 		}
+		// Nothing holds a read-only store without a lock file: its reads
+		// check that the file is the one opened.
+		if lock == nil {
+			if guard, err = newFileGuard(path); err != nil {
+				return nil, fmt.Errorf("episode store: open %s: %w", path, err)
+			}
+		}
 	}
-	db, err := openDB(ctx, path, busy, opts.ReadOnly)
+	db, err := openDB(ctx, path, busy, opts.ReadOnly, guard)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("episode store: open %s: %w", path, err)
@@ -268,12 +291,13 @@ func dsn(path string, busy time.Duration, readOnly bool) string {
 	return "file:" + escapeURIPath(path) + "?_txlock=immediate&_journal_mode=WAL&_foreign_keys=1&_secure_delete=on&_busy_timeout=" + ms
 }
 
-// openDB opens the database. Read-only, a WAL store whose log and shm index
-// are gone and cannot be made (a closed store in a directory no one may
-// write: a backup) is read as immutable: nothing can be writing it, since a
-// writer would need those files.
-func openDB(ctx context.Context, path string, busy time.Duration, readOnly bool) (*sql.DB, error) {
-	db, err := sql.Open("sqlite3", dsn(path, busy, readOnly))
+// openDB opens the database, its every statement checking guard first
+// when there is one (guard.go). Read-only, a WAL store whose log and shm
+// index are gone and cannot be made (a closed store in a directory no one
+// may write: a backup) is read as immutable: nothing can be writing it,
+// since a writer would need those files.
+func openDB(ctx context.Context, path string, busy time.Duration, readOnly bool, guard *fileGuard) (*sql.DB, error) {
+	db, err := sqlOpen(dsn(path, busy, readOnly), guard)
 	if err != nil || !readOnly {
 		return db, err
 	}
@@ -284,7 +308,7 @@ func openDB(ctx context.Context, path string, busy time.Duration, readOnly bool)
 	if _, err := os.Stat(path + "-wal"); err == nil {
 		return nil, fmt.Errorf("read-only: its write-ahead log %s-wal is there but its shm index cannot be made here: copy the store with its -wal where you may write, or open it writable once to checkpoint it", path)
 	}
-	db, err = sql.Open("sqlite3", dsn(path, busy, readOnly)+"&immutable=1")
+	db, err = sqlOpen(dsn(path, busy, readOnly)+"&immutable=1", guard)
 	if err != nil {
 		return nil, err
 	}
@@ -299,23 +323,58 @@ func openDB(ctx context.Context, path string, busy time.Duration, readOnly bool)
 // operating system's own words (SQLite says "unable to open database file"
 // or "no such file" for a directory it may not write, and "attempt to write a
 // readonly database" only at the first write): a read-only open needs the
-// file; a writable one creates it when missing and needs to write it.
+// file; a writable one creates it when missing and needs to write it. A
+// missing folder is named: "no such file" would blame the store.
 func openable(path string, readOnly bool) error {
 	if readOnly {
 		f, err := os.Open(path)
 		if err != nil {
+			if m := missingFolder(path, false); m != nil {
+				return m
+			}
 			return err
 		}
 		return f.Close()
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		if m := missingFolder(path, true); m != nil {
+			return m
+		}
 		if errors.Is(err, fs.ErrPermission) {
 			return fmt.Errorf("%w (to search a store you may not write, open it read-only: -readonly)", err)
 		}
 		return err
 	}
 	return f.Close()
+}
+
+// missingFolder returns an error naming the folder of path when it does
+// not exist (saying to create it first when the caller would create the
+// file) or is no folder, nil otherwise: the open that follows then says
+// what is wrong in the system's words. A file in a missing folder would
+// otherwise be reported as missing itself, or as its lock file.
+func missingFolder(path string, creates bool) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && creates:
+		return fmt.Errorf("the folder %s does not exist (create it first)", dir)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("the folder %s does not exist", dir)
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
+// noStore says that there is no store at path, naming its folder where that
+// is what is missing.
+func noStore(path string) error {
+	if err := missingFolder(path, false); err != nil {
+		return fmt.Errorf("%s: no such store: %w", path, err)
+	}
+	return fmt.Errorf("%s: no such store", path)
 }
 
 // hasFTS5 reports an error when the SQLite linked in has no FTS5: a program
