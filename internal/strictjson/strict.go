@@ -149,6 +149,9 @@ func DecodeBytesAt(b []byte, root string, v any) error {
 	}
 	body, skipped := bytes.CutPrefix(b, bom)
 	err := decode(body, root, v)
+	if err == nil {
+		return nil // se below would be allocated for nothing
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		// The offset counts the bytes read, the bad one included.
