@@ -407,3 +407,38 @@ func TestSchemaCycles(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestWalkManyFields: a struct of more fields than a scan looks through
+// (manyFields), and more than a word of bits records (64), keeps the rules.
+func TestWalkManyFields(t *testing.T) {
+	var fields []reflect.StructField
+	for i := range 70 {
+		fields = append(fields, reflect.StructField{
+			Name: fmt.Sprintf("F%d", i),
+			Type: reflect.TypeFor[int](),
+			Tag:  reflect.StructTag(fmt.Sprintf(`json:"f%d"`, i)),
+		})
+	}
+	typ := reflect.StructOf(fields)
+	cases := []struct{ in, err string }{
+		{`{"f0":1,"f69":2,"f33":3}`, ""},
+		{`{"f0":1,"f69":2,"f69":3}`, `duplicate key "f69"`},
+		{`{"f65":1,"f3":2,"f65":3}`, `duplicate key "f65"`},
+		{`{"F68":1}`, `key "F68" is not "f68": keys are case-sensitive`},
+		{`{"f70":1}`, `json: unknown field "f70"`},
+		{`{"f50":"x"}`, `f50: want an integer, got a string`},
+	}
+	for _, c := range cases {
+		v := reflect.New(typ)
+		err := DecodeBytes([]byte(c.in), v.Interface())
+		if c.err == "" && err != nil || c.err != "" && (err == nil || err.Error() != c.err) {
+			t.Errorf("%s: %v, want %q", c.in, err, c.err)
+		}
+		if c.err == "" {
+			want := reflect.New(typ)
+			if json.Unmarshal([]byte(c.in), want.Interface()); !reflect.DeepEqual(v.Interface(), want.Interface()) {
+				t.Errorf("%s: %v, want %v", c.in, v.Elem(), want.Elem())
+			}
+		}
+	}
+}
