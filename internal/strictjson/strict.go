@@ -11,7 +11,7 @@
 // checks what omoide reads. Before encoding/json decodes it, the input is
 // walked against the Go type of its target, and refused with the path of
 // the value (episodes[2].occurred_at) for: a key given twice in any object
-// (encoding/json keeps the last, others the first); a key that matches a
+// (parsers differ on which one counts, or refuse it); a key that matches a
 // struct field only under case folding ("USER", "uſer" for "user", which
 // encoding/json takes and others do not); an unknown field; a value of
 // another JSON type than its field's; a time that is not RFC 3339 or whose
@@ -31,8 +31,10 @@ import (
 )
 
 // Decode decodes exactly one JSON value from r into v, rejecting
-// text that is not UTF-8 (CheckText), unknown fields and trailing data. A
-// byte order mark at the start of r is skipped.
+// text that is not UTF-8 (CheckText), unknown fields, trailing data and
+// what else gives the value more than one reading (the package's doc),
+// each error with the path of the value. A byte order mark at the start of
+// r is skipped. It reads r whole, then calls DecodeBytes.
 func Decode(r io.Reader, v any) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
