@@ -42,6 +42,8 @@ func FuzzDecode(f *testing.F) {
 		`{"records":[{"id":"1","user":"u","user_text":"t","occurred_at":"2025-06-01T10:00:00Z","kind":"loop","count":-128,"tags":["a"]},null,{"kind":2}]}`,
 		`{"emb":"e","deep":{"score":2},"emb_p":3,"Untagged":"x"}`,
 		"\ufeff{\"user\":\"\\ud83d\\ude00\"}",
+		"2025-06-01T10:00:00.5+09:00",
+		"2024-02-29T23:59:59-23:59",
 		`[{"user":"x"}]`,
 		`{"user":"x"} {}`,
 	} {
@@ -55,6 +57,14 @@ func FuzzDecode(f *testing.F) {
 			w.skipSpace()
 			if mine, theirs := err == nil && w.pos == len(body), json.Valid(body); mine != theirs {
 				t.Fatalf("%q: the walk reads it as JSON: %v (%v); encoding/json: %v", in, mine, err, theirs)
+			}
+		}
+		if rfc3339Problem(in, false) == "" {
+			// A time the walk takes, time.Time takes as the same instant.
+			var tm time.Time
+			err := tm.UnmarshalJSON([]byte(strconv.Quote(string(in))))
+			if p, perr := time.Parse(time.RFC3339, string(in)); err != nil || perr != nil || !p.Equal(tm) {
+				t.Fatalf("%q: the walk takes it; time.Time: %v, %v", in, err, perr)
 			}
 		}
 		var got testBody
