@@ -64,21 +64,21 @@ func (s Sensitivity) MarshalJSON() ([]byte, error) { return enumJSON(int(s), sen
 // UnmarshalJSON reads a name or a number (exports written before names
 // were).
 func (k *Kind) UnmarshalJSON(b []byte) error {
-	v, err := unmarshalEnum(b, "kind", kindNames)
+	v, err := unmarshalEnum(b, kindNames)
 	*k = Kind(v)
 	return err
 }
 
 // UnmarshalJSON reads a name or a number.
 func (s *State) UnmarshalJSON(b []byte) error {
-	v, err := unmarshalEnum(b, "state", stateNames)
+	v, err := unmarshalEnum(b, stateNames)
 	*s = State(v)
 	return err
 }
 
 // UnmarshalJSON reads a name or a number.
 func (s *Sensitivity) UnmarshalJSON(b []byte) error {
-	v, err := unmarshalEnum(b, "sensitivity", sensitivityNames)
+	v, err := unmarshalEnum(b, sensitivityNames)
 	*s = Sensitivity(v)
 	return err
 }
@@ -104,25 +104,40 @@ func enumJSON(v int, names []enumName) []byte {
 // parseEnum reads one of names (any case) or an integer; what names the
 // field in the error.
 func parseEnum(s, what string, names []enumName) (int, error) {
+	v, ok := lookupEnum(s, names)
+	if !ok {
+		return 0, fmt.Errorf("%s %q: want %s", what, s, enumWant(names))
+	}
+	return v, nil
+}
+
+// lookupEnum reads one of names (any case) or an integer.
+func lookupEnum(s string, names []enumName) (int, bool) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, n := range names {
 		if n.name == t {
-			return n.v, nil
+			return n.v, true
 		}
 	}
-	if v, err := strconv.Atoi(t); err == nil {
-		return v, nil
-	}
+	v, err := strconv.Atoi(t)
+	return v, err == nil
+}
+
+// enumWant says what a value of names may be: "a number or one of
+// archived=3, consolidated=2, raw=0, validated=1".
+func enumWant(names []enumName) string {
 	valid := make([]string, len(names))
 	for i, n := range names {
 		valid[i] = n.name + "=" + strconv.Itoa(n.v)
 	}
 	slices.Sort(valid)
-	return 0, fmt.Errorf("%s %q: want a number or one of %s", what, s, strings.Join(valid, ", "))
+	return "a number or one of " + strings.Join(valid, ", ")
 }
 
-// unmarshalEnum decodes a JSON name, integer or null (the zero value).
-func unmarshalEnum(b []byte, what string, names []enumName) (int, error) {
+// unmarshalEnum decodes a JSON name, integer or null (the zero value). Its
+// error says what was wanted and what was given, not the field, which the
+// decoder's path names (package strictjson: "episodes[0].state: want …").
+func unmarshalEnum(b []byte, names []enumName) (int, error) {
 	switch {
 	case string(b) == "null":
 		return 0, nil
@@ -131,11 +146,14 @@ func unmarshalEnum(b []byte, what string, names []enumName) (int, error) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return 0, err
 		}
-		return parseEnum(s, what, names)
+		if v, ok := lookupEnum(s, names); ok {
+			return v, nil
+		}
+		return 0, fmt.Errorf("want %s, got %q", enumWant(names), s)
 	}
 	var n int
 	if err := json.Unmarshal(b, &n); err != nil {
-		return 0, fmt.Errorf("%s %s: want an integer or a name", what, b)
+		return 0, fmt.Errorf("want %s, got %s", enumWant(names), b)
 	}
 	return n, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -43,9 +42,9 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		plain
 		OccurredAt *time.Time `json:"occurred_at"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	// Strictly, even when a caller's own json.Unmarshal calls it: one
+	// reading (no key twice, none differing by case), fields named.
+	if err := strictjson.DecodeBytes(b, &v); err != nil {
 		return err
 	}
 	*r = Record(v.plain)

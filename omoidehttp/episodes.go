@@ -27,8 +27,8 @@ func (s *Handler) updateEpisodes(w http.ResponseWriter, r *http.Request) (any, e
 // storeEpisodes decodes the body of POST and PUT /v1/episodes and stores
 // them (Memory.Put, replacing other content when replace).
 func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace bool) (any, error) {
-	var raw []byte
-	if err := s.readJSON(w, r, (*rawJSON)(&raw)); err != nil {
+	raw, err := s.readBody(w, r)
+	if err != nil {
 		return nil, err
 	}
 	user, _, err := routedUser(r)
@@ -68,9 +68,9 @@ func (s *Handler) storeEpisodes(w http.ResponseWriter, r *http.Request, replace 
 // problem.
 func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode, error) {
 	var inputs []episode.Record
-	switch b := bytes.TrimLeft(raw, " \t\r\n"); {
+	switch b := bytes.TrimLeft(bytes.TrimPrefix(raw, []byte("\ufeff")), " \t\r\n"); {
 	case len(b) > 0 && b[0] == '[':
-		if err := strictjson.DecodeBytes(raw, &inputs); err != nil {
+		if err := strictjson.DecodeBytesAt(raw, "episodes", &inputs); err != nil {
 			return nil, badRequest("invalid JSON body: %v", err)
 		}
 	case len(b) > 0 && b[0] == '{':
@@ -81,6 +81,8 @@ func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode
 			return nil, badRequest("invalid JSON body: %v", err)
 		}
 		inputs = body.Episodes
+	case len(b) == 0:
+		return nil, badRequest(`empty body: want a JSON array of episodes, or {"episodes": [...]}`)
 	default:
 		return nil, badRequest(`want a JSON array of episodes, or {"episodes": [...]}`)
 	}
@@ -102,15 +104,6 @@ func decodeEpisodes(raw []byte, now time.Time, routed string) ([]episode.Episode
 		eps[i] = e
 	}
 	return eps, nil
-}
-
-// rawJSON keeps a JSON value undecoded (json.RawMessage, with strict decoding
-// of the outer value).
-type rawJSON []byte
-
-func (r *rawJSON) UnmarshalJSON(b []byte) error {
-	*r = append((*r)[:0], b...)
-	return nil
 }
 
 func (s *Handler) deleteEpisode(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -45,3 +45,41 @@ func TestErrorsNameWhatWasWrong(t *testing.T) {
 		t.Errorf("mika holds %d episodes after refused writes, want her 1", c)
 	}
 }
+
+// TestOneReadingOfABody: the issue's reproduction. A body that names two
+// people, by a duplicate key or a key differing from "user" only by case,
+// was read by Node's and Python's JSON as the first and by omoide as the
+// second, so a backend that checked the person with its own parser and
+// forwarded the body was bypassed: k's memories answered a request its
+// checker read as j's. Every such body is now a 400 naming the key, on
+// every route that reads one, at any depth, and stores or reads nothing.
+func TestOneReadingOfABody(t *testing.T) {
+	n := newNode(t, "", omoide.Config{}, omoidehttp.Config{})
+	n.add(t, "k", "k1", "kの秘密はあおぞらペンギン")
+	n.add(t, "j", "j1", "jの話")
+	for _, tc := range []struct{ path, body, want string }{
+		{"/v1/retrieve", `{"user":"j","USER":"k","text":"あおぞらペンギン","recent":[]}`, `key "USER" is not "user"`},
+		{"/v1/retrieve", `{"user":"j","user":"k","text":"あおぞらペンギン","recent":[]}`, `duplicate key "user"`},
+		{"/v1/pack", `{"USER":"k","user":"j","text":"あおぞらペンギン","recent":[]}`, `key "USER" is not "user"`},
+		{"/v1/pack", "{\"user\":\"j\",\"u\u017fer\":\"k\",\"text\":\"あおぞらペンギン\",\"recent\":[]}", `key "u\u017fer" is not "user"`},
+		{"/v1/retrieve", `{"User":"k","text":"あおぞらペンギン","recent":[]}`, `key "User" is not "user"`},
+		{"/v1/retrieve", `{"user":"j","text":"あおぞらペンギン","recent":[],"filter":{"max_age_days":1,"max_age_days":null}}`, `filter: duplicate key "max_age_days"`},
+		{"/v1/episodes", `[{"user":"j","USER":"k","id":"k1","user_text":"上書き"}]`, `episodes[0]: key "USER" is not "user"`},
+		{"/v1/episodes", `{"episodes":[{"user":"j","user_text":"x"}],"Episodes":[{"user":"k","id":"k1","user_text":"上書き"}]}`, `key "Episodes" is not "episodes"`},
+		{"/v1/users/j/hold", `{"seconds":60,"Seconds":1}`, `key "Seconds" is not "seconds"`},
+	} {
+		for _, method := range []string{"POST", "PUT"} {
+			if method == "PUT" && tc.path != "/v1/episodes" {
+				continue
+			}
+			code, out := n.raw(t, method, tc.path, nil, tc.body)
+			if code != 400 || !strings.Contains(out.Error, tc.want) || strings.Contains(out.Error+out.Section, "あおぞらペンギン") || len(out.Hits) > 0 {
+				t.Errorf("%s %s %s: %d %q %d hits, want a 400 naming %q", method, tc.path, tc.body, code, out.Error, len(out.Hits), tc.want)
+			}
+		}
+	}
+	code, out := n.raw(t, "GET", "/v1/users/k/episodes", nil, "")
+	if code != 200 || len(out.Episodes) != 1 || out.Episodes[0].UserText != "kの秘密はあおぞらペンギン" {
+		t.Errorf("k's memory after the two-person bodies: %d %+v", code, out.Episodes)
+	}
+}

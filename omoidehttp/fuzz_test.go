@@ -104,8 +104,10 @@ func addSeeds(f *testing.F) {
 func FuzzDecodeEpisodes(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var raw []byte
-		if !readBody(t, body, (*rawJSON)(&raw)) {
+		s := &Handler{cfg: Config{MaxBody: fuzzMaxBody}}
+		raw, err := s.readBody(httptest.NewRecorder(), httptest.NewRequest("POST", "/", bytes.NewReader(body)))
+		if err != nil {
+			checkClientError(t, err, body)
 			return
 		}
 		eps, err := decodeEpisodes(raw, fuzzNow, "")

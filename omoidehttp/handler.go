@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -352,15 +353,19 @@ func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 
 // readJSON decodes the body strictly into v, within the body limit.
 func (s *Handler) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	if err := strictjson.Decode(r.Body, v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if err := strictjson.DecodeBytes(b, v); err != nil {
 		return badRequest("invalid JSON body: %v", err)
 	}
 	return nil
+}
+
+// readBody reads the body whole, within the body limit (413 beyond).
+func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 }
 
 // UserHeader names the person of a request whose route does not (POST

@@ -165,7 +165,7 @@ func TestIngestBadLines(t *testing.T) {
 			t.Errorf("stdout %q", out)
 		}
 		for _, want := range []string{"bad.jsonl:2:", "bad.jsonl:4: user is empty", "bad.jsonl:5:", "bad.jsonl:6: id is missing",
-			"bad.jsonl:7: occurred_at is not set", `bad.jsonl:8: state "lost"`,
+			"bad.jsonl:7: occurred_at is not set", `bad.jsonl:8: state: want a number or one of archived=3, consolidated=2, raw=0, validated=1, got "lost"`,
 			"bad.jsonl:9: episode too long: user text and reply text are 18000 bytes together, more than the 16384",
 			"bad.jsonl:10: line is 12582999 bytes, longer than 196608"} {
 			if !strings.Contains(errOut, want) {

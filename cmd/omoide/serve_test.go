@@ -467,7 +467,7 @@ func TestServerErrors(t *testing.T) {
 		status             int
 		want               string // in the error
 	}{
-		{"POST", "/v1/episodes", ``, 400, "empty input"},
+		{"POST", "/v1/episodes", ``, 400, "empty body"},
 		{"POST", "/v1/episodes", `"x"`, 400, "want a JSON array"},
 		{"POST", "/v1/episodes", `[]`, 400, "no episodes"},
 		{"POST", "/v1/episodes", `{"episodes": []}`, 400, "no episodes"},
@@ -476,10 +476,17 @@ func TestServerErrors(t *testing.T) {
 		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "extra": 1}]`, 400, `unknown field "extra"`},
 		{"POST", "/v1/episodes", `[` + ep + `, {"user": "", "user_text": "t"}]`, 400, "episodes[1]: user is empty"},
 		{"POST", "/v1/episodes", `[{"user": "u"}]`, 400, "episodes[0]: episode has neither user text nor reply text"},
-		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "kind": "dream"}]`, 400, `kind "dream"`},
+		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "kind": "dream"}]`, 400, `episodes[0].kind: want a number or one of episode=1, fact=2, loop=7, summary=3, got "dream"`},
 		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "sensitivity": 7}]`, 400, "sensitivity 7 is out of range"},
 		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "id": "a", "external_id": "b"}]`, 400, "differ"},
-		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "occurred_at": "June"}]`, 400, "invalid JSON"},
+		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t", "occurred_at": "June"}]`, 400, `episodes[0].occurred_at: want RFC 3339, e.g. 2025-06-01T10:00:00+09:00, got "June"`},
+		{"POST", "/v1/episodes", `[{"user": "u", "user_text": 7}]`, 400, `episodes[0].user_text: want a string, got a number`},
+		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "t"}, {"user": "u", "user_text": "t", "occurred_at": "2025-06-01T10:00:00+24:00"}]`, 400, `episodes[1].occurred_at: want RFC 3339, e.g. 2025-06-01T10:00:00+09:00, got "2025-06-01T10:00:00+24:00" (offset +24:00 is beyond ±23:59)`},
+		{"POST", "/v1/episodes", `{"episodes": [{"user": "u", "user": "v", "user_text": "t"}]}`, 400, `episodes[0]: duplicate key "user"`},
+		{"POST", "/v1/episodes", `[{"user": "u", "USER": "v", "user_text": "t"}]`, 400, `episodes[0]: key "USER" is not "user": keys are case-sensitive`},
+		{"POST", "/v1/retrieve", `{"user": "u", "user": "v", "text": "x"}`, 400, `duplicate key "user"`},
+		{"POST", "/v1/pack", `{"user": "u", "text": "x", "recent": [{"role": "user", "Content": "x"}]}`, 400, `recent[0]: key "Content" is not "content"`},
+		{"POST", "/v1/retrieve", `{"user": "u", "text": "x", "now": "2025-06-01T10:00:00-24:00"}`, 400, `now: want RFC 3339`},
 		{"POST", "/v1/episodes", `[{"user": "u", "user_text": "` + strings.Repeat("x", 2<<10) + `"}]`, 413, "larger than 1024 bytes"},
 		{"POST", "/v1/retrieve", `{"text": "x"}`, 400, "user is missing"},
 		{"POST", "/v1/retrieve", `{"user": "u", "text": "x", "recent": [{"role": "bot", "content": "hi"}]}`, 400, `role "bot"`},

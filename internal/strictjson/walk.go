@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -210,6 +211,11 @@ func (w *walker) call(t reflect.Type, raw []byte) error {
 		return nil
 	}
 	if err := u.UnmarshalJSON(raw); err != nil && err.Error() == w.locate {
+		if inner, ok := err.(*pathError); ok && inner.root == "" {
+			// The method decoded strictly itself (episode.Record): its
+			// path goes on from this one.
+			return &pathError{segs: slices.Clone(inner.segs), msg: inner.msg, unknown: inner.unknown, err: inner.err}
+		}
 		return &pathError{msg: err.Error(), err: err}
 	}
 	return nil
