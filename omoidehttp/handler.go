@@ -363,9 +363,16 @@ func (s *Handler) readJSON(w http.ResponseWriter, r *http.Request, v any) error 
 	return nil
 }
 
-// readBody reads the body whole, within the body limit (413 beyond).
+// readBody reads the body whole, within the body limit (413 beyond); a
+// body that does not arrive whole (a client too slow for the read timeout,
+// a connection cut) is a 400.
 func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	var mbe *http.MaxBytesError
+	if err != nil && !errors.As(err, &mbe) {
+		return nil, badRequest("reading the body: %v", err)
+	}
+	return b, err
 }
 
 // UserHeader names the person of a request whose route does not (POST

@@ -116,8 +116,8 @@ func TestEnumNames(t *testing.T) {
 	}{
 		{`{"kind":2,"state":3,"sensitivity":1}`, episode.Record{Kind: episode.KindFact, State: episode.StateArchived, Sensitivity: episode.SensitivityPrivate}, ""},
 		{`{"kind":"Summary","state":" raw ","sensitivity":"SECRET"}`, episode.Record{Kind: episode.KindSummary, State: episode.StateRaw, Sensitivity: episode.SensitivitySecret}, ""},
-		{`{"kind":"memo"}`, episode.Record{}, `kind "memo": want a number or one of episode=1, fact=2, loop=7, summary=3`},
-		{`{"sensitivity":true}`, episode.Record{}, `sensitivity true: want an integer or a name`},
+		{`{"kind":"memo"}`, episode.Record{}, `kind: want a number or one of episode=1, fact=2, loop=7, summary=3, got "memo"`},
+		{`{"sensitivity":true}`, episode.Record{}, `sensitivity: want a number or one of normal=0, private=1, secret=2, got true`},
 	} {
 		var got episode.Record
 		err := json.Unmarshal([]byte(tt.in), &got)
