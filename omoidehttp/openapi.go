@@ -141,6 +141,10 @@ const userHeaderDoc = "The person the request is for, in the header's wire form:
 	"(deploy/Caddyfile), so send it on every request for a person; on a /v1/users/{user}/... route it must name the " +
 	"path's person, and a body that names a person must name the same one (400 otherwise). The name rule: " + nameRule + "."
 
+// idRule is episode.CheckExternalID's rule in the description's words.
+const idRule = `not "." or ".." (nor with a dot written %2e), and no "/", "\", "?", "#", control character or white space at either end, ` +
+	"so that no client resolves or splits it in a path (DELETE /v1/users/{user}/episodes/{external_id})"
+
 // userHeaderPattern is the canonical wire form of UserHeader: printable
 // ASCII but "%", and %XX (upper-case hex) for "%", a control byte or a
 // byte from 0x80; a space at either end as %20, never raw.
@@ -157,9 +161,9 @@ func responses(rt route) map[string]any {
 	key := rt.method + " " + rt.path
 	out := map[string]any{
 		"200":     jsonContent("the answer", ref(rt.answer)),
-		"400":     jsonContent("bad input: a field, a value, a name (the path's, the header's or the body's), a header's wire form", ref("Error")),
+		"400":     jsonContent("bad input: a field, a value, a name (the path's, the header's or the body's), a header's wire form, a key given twice or differing from the field's only by case, a path with an empty or dot segment (never redirected)", ref("Error")),
 		"503":     jsonContent("over the time limit (omoide serve -timeout), or cancelled", ref("Error")),
-		"default": jsonContent("another error: 404 absent, 405 method not allowed, 409 other content under a stored id, 500", ref("Error")),
+		"default": jsonContent("another error: 404 absent, 405 method not allowed, 409 other content under a stored id (PUT replaces it), 500", ref("Error")),
 	}
 	if rt.path != "/healthz" {
 		out["401"] = jsonContent("no token, or not the server's", ref("Error"))
@@ -251,7 +255,7 @@ func schemas() map[string]any {
 	state := nameOrNumber("raw", "validated", "consolidated", "archived")
 	sensitivity := nameOrNumber("normal", "private", "secret")
 	record := withDoc(object(map[string]any{
-		"id":          bounded(withDoc(typ("string"), "the external id (or external_id: the same field)"), episode.MaxExternalIDLen),
+		"id":          bounded(withDoc(typ("string"), "the external id (or external_id: the same field): "+idRule), episode.MaxExternalIDLen),
 		"external_id": bounded(typ("string"), episode.MaxExternalIDLen),
 		"user":        bounded(withDoc(typ("string"), bodyUserDoc), episode.MaxUserLen),
 		"user_text":   bounded(withDoc(typ("string"), "with reply_text at most 16384 bytes together"), episode.MaxTextBytes),

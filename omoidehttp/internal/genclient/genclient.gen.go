@@ -554,7 +554,7 @@ type Record struct {
 	// ExternalId at most 512 bytes of UTF-8
 	ExternalId *string `json:"external_id,omitempty"`
 
-	// Id the external id (or external_id: the same field); at most 512 bytes of UTF-8
+	// Id the external id (or external_id: the same field): not "." or ".." (nor with a dot written %2e), and no "/", "\", "?", "#", control character or white space at either end, so that no client resolves or splits it in a path (DELETE /v1/users/{user}/episodes/{external_id}); at most 512 bytes of UTF-8
 	Id   *string      `json:"id,omitempty"`
 	Kind *Record_Kind `json:"kind,omitempty"`
 
