@@ -104,3 +104,22 @@ func TestReadRecords(t *testing.T) {
 		t.Errorf("fn's error: %v after %d calls, want it at once", err, calls)
 	}
 }
+
+// TestRecordOneReading: a program's own json.Unmarshal of a Record reads it
+// as omoide's decoding does: a duplicate key, or one differing from a
+// field's only by case, is refused, never read as the last or the folded
+// one; a field of the wrong type is named.
+func TestRecordOneReading(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"user":"j","user":"k","user_text":"x"}`, `duplicate key "user"`},
+		{`{"user":"j","USER":"k","user_text":"x"}`, `key "USER" is not "user"`},
+		{`{"User":"k","user_text":"x"}`, `key "User" is not "user"`},
+		{`{"user":"j","user_text":7}`, `user_text: want a string, got a number`},
+		{`{"user":"j","user_text":"x","occurred_at":"2026-01-01T00:00:00+24:00"}`, `offset +24:00 is beyond ±23:59`},
+	} {
+		var r episode.Record
+		if err := json.Unmarshal([]byte(tc.in), &r); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("json.Unmarshal(%s) = %v, %+v; want an error naming %q", tc.in, err, r, tc.want)
+		}
+	}
+}

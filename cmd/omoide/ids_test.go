@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +64,28 @@ func TestIDsCommandLine(t *testing.T) {
 	line := `{"id":"x#y","user":"mika","user_text":"新しい話","occurred_at":"2026-03-02T10:00:00Z"}` + "\n"
 	if code, _, errOut := runCLI(t, "ingest", "-db", db, writeFile(t, dir, "new.jsonl", line)); code != 1 || !strings.Contains(errOut, `new.jsonl:1: external id "x#y" holds '#'`) {
 		t.Errorf("ingest of id \"x#y\": exit %d %s", code, errOut)
+	}
+}
+
+// TestServeBadAddressCreatesNoStore: serve checks its address before it
+// opens a store: an address it cannot listen on (a port out of range, one
+// in use) fails naming -addr, and no store file is left behind.
+func TestServeBadAddressCreatesNoStore(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, addr := range []string{":99999", busy.Addr().String()} {
+		db := filepath.Join(dir, "new.db")
+		code, _, errOut := runCLI(t, "serve", "-db", db, "-addr", addr)
+		if code != 1 || !strings.Contains(errOut, "-addr "+addr+": ") {
+			t.Errorf("serve -addr %s: exit %d %q, want 1 naming -addr", addr, code, errOut)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("serve -addr %s left a store: %v", addr, err)
+		}
 	}
 }
