@@ -71,6 +71,7 @@ FUZZ_TARGETS := \
 	./ngram:FuzzNew \
 	./tokenize:FuzzMatchQuery \
 	./tokenize:FuzzAnalyzers \
+	./internal/strictjson:FuzzDecode \
 	./omoidehttp:FuzzDecodeEpisodes \
 	./omoidehttp:FuzzDecodeRetrieve \
 	./omoidehttp:FuzzDecodePack \
