@@ -28,7 +28,9 @@ const secretOf = "秘密の合言葉はあおぞらペンギン"
 // invalid UTF-8, a lone surrogate escape, a Shift_JIS name) never see each
 // other's episodes: through the library, the HTTP API (body, path, header)
 // and the command line. A name that is not UTF-8 is refused, never
-// replaced, since replacing merges people.
+// replaced, since replacing merges people. A body of b's that names a as
+// well, by a second "user" key or one differing only by case, is a 400:
+// another parser would read it as b's.
 func FuzzPeopleApart(f *testing.F) {
 	for _, s := range [][2]string{
 		{"u\xfe8", "u\xff8"}, {"u\ufffd8", "u\xff8"}, {"佐藤", "\x8d\xb2\x93\xa1"}, {"\x97\xe9\x96\xd8", "\x8d\xb2\x93\xa1"},
@@ -78,13 +80,25 @@ func FuzzPeopleApart(f *testing.F) {
 		unnamed := bytes.Replace(q, []byte(`"user":"`+string(jsonBytes(b))+`",`), nil, 1)
 		byHeader := httptest.NewRequest("POST", "/v1/pack", bytes.NewReader(unnamed))
 		byHeader.Header.Set(omoidehttp.UserHeader, omoidehttp.EncodeUser(ub))
-		for _, req := range []*http.Request{
+		// b's request whose body names a too: another parser reads b.
+		var twoReadings []*http.Request
+		for _, key := range []string{"user", "USER", "User"} {
+			two := bytes.Replace(q, []byte(`"text":`), []byte(`"`+key+`":"`+string(jsonBytes(a))+`","text":`), 1)
+			twoReadings = append(twoReadings, httptest.NewRequest("POST", "/v1/pack", bytes.NewReader(two)))
+		}
+		for i, req := range append([]*http.Request{
 			httptest.NewRequest("POST", "/v1/pack", bytes.NewReader(q)),
 			httptest.NewRequest("POST", "/v1/users/"+url.PathEscape(ub)+"/pack", bytes.NewReader(unnamed)),
 			byHeader,
-		} {
+		}, twoReadings...) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
+			if i >= 3 {
+				if rec.Code != http.StatusBadRequest {
+					t.Fatalf("HTTP %s: a body naming %q and %q: %d %s, want 400", req.URL.Path, b, a, rec.Code, rec.Body)
+				}
+				continue
+			}
 			if rec.Code == 200 && strings.Contains(rec.Body.String(), secretOf) {
 				var out wire.Pack
 				json.Unmarshal(rec.Body.Bytes(), &out)
