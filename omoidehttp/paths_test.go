@@ -201,6 +201,34 @@ func TestIDRuleOverHTTP(t *testing.T) {
 	}
 }
 
+// TestPathIDIsUTF8: the external id of DELETE
+// /v1/users/{user}/episodes/{external_id} must be UTF-8 once the path is
+// unescaped: each spelling that is not (a stray byte, a cut sequence, an
+// overlong "..", an encoded surrogate) is a 400 naming the path's id, not
+// the store's refusal (a 500, the server's fault), and nothing of the
+// person is deleted; the same route with a UTF-8 id deletes.
+func TestPathIDIsUTF8(t *testing.T) {
+	n := legacyIDsNode(t)
+	for _, tc := range []struct{ name, id string }{
+		{"stray byte", "%FF"},
+		{"stray byte after a good id", "ok%FF"},
+		{"cut sequence", "%E3%81"},
+		{"overlong dots", "%C0%AE%C0%AE"},
+		{"encoded surrogate", "%ED%A0%80"},
+	} {
+		code, out := n.raw(t, "DELETE", "/v1/users/kenji/episodes/"+tc.id, nil, "")
+		if code != 400 || !strings.Contains(out.Error, "external id is not valid UTF-8") {
+			t.Errorf("%s: DELETE /v1/users/kenji/episodes/%s: %d %v, want a 400 naming the id as not UTF-8", tc.name, tc.id, code, out)
+		}
+	}
+	if got := n.count(t, "kenji"); got != 12 {
+		t.Errorf("kenji holds %d after the refused deletes, had 12", got)
+	}
+	if code, out := n.raw(t, "DELETE", "/v1/users/kenji/episodes/ok", nil, ""); code != 200 || out.Deleted != 1 {
+		t.Errorf("DELETE /v1/users/kenji/episodes/ok: %d %v, want 200 deleting 1", code, out)
+	}
+}
+
 // TestMountedNoRedirect: mounted on a program's own ServeMux, as
 // ExampleNewHandler does, the API still answers an unclean path with a 400
 // when the mux is wrapped in CleanPathsOnly; the bare mux would redirect it
