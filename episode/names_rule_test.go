@@ -36,6 +36,11 @@ func TestCheckUser(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, episode.ErrBadUser)):
 			t.Errorf("CheckUser(%q) = %v, want ErrBadUser naming %q", tc.user, err, tc.want)
 		}
+		// The store's check applies it: an episode of that person.
+		e := episode.Episode{User: tc.user, UserText: "x", OccurredAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		if nerr := e.Normalize(); (nerr == nil) != (err == nil) {
+			t.Errorf("Normalize of %q's episode: %v, CheckUser %v", tc.user, nerr, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package omoidehttp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,5 +82,43 @@ func TestOneReadingOfABody(t *testing.T) {
 	code, out := n.raw(t, "GET", "/v1/users/k/episodes", nil, "")
 	if code != 200 || len(out.Episodes) != 1 || out.Episodes[0].UserText != "kの秘密はあおぞらペンギン" {
 		t.Errorf("k's memory after the two-person bodies: %d %+v", code, out.Episodes)
+	}
+}
+
+// TestRoutedPersonOnly: a request routed as one person (by its path or the
+// header) acts on that person only: a body naming another is a 400, never
+// read as the body's person nor silently as the route's; an id written
+// "+N" is no id, even with the owner's header.
+func TestRoutedPersonOnly(t *testing.T) {
+	n := newNode(t, "", omoide.Config{}, omoidehttp.Config{})
+	kid := n.add(t, "k", "k1", "kの秘密はあおぞらペンギン")
+	n.add(t, "j", "j1", "jの話")
+	asJ := map[string]string{omoidehttp.UserHeader: "j"}
+	for _, tc := range []struct {
+		path   string
+		header map[string]string
+		body   string
+	}{
+		{"/v1/users/j/retrieve", nil, `{"user":"k","text":"あおぞらペンギン","recent":[]}`},
+		{"/v1/users/j/pack", nil, `{"user":"k","text":"あおぞらペンギン","recent":[]}`},
+		{"/v1/retrieve", asJ, `{"user":"k","text":"あおぞらペンギン","recent":[]}`},
+		{"/v1/pack", asJ, `{"user":"k","text":"あおぞらペンギン","recent":[]}`},
+		{"/v1/users/j/episodes", nil, `[{"user":"k","id":"k2","user_text":"上書き"}]`},
+		{"/v1/episodes", asJ, `[{"user":"j","id":"j2","user_text":"x"},{"user":"k","id":"k2","user_text":"上書き"}]`},
+	} {
+		code, out := n.raw(t, "POST", tc.path, tc.header, tc.body)
+		if code != 400 || !strings.Contains(out.Error, `is "k"'s, but the request is routed as "j"'s`) || len(out.Hits) > 0 || out.Section != "" {
+			t.Errorf("POST %s %v %s: %d %q, %d hits; want a 400 naming both people", tc.path, tc.header, tc.body, code, out.Error, len(out.Hits))
+		}
+	}
+	if c := n.count(t, "k"); c != 1 {
+		t.Errorf("k holds %d episodes, want her 1", c)
+	}
+	if c := n.count(t, "j"); c != 1 {
+		t.Errorf("j holds %d episodes, want his 1", c)
+	}
+	code, out := n.raw(t, "DELETE", fmt.Sprintf("/v1/episodes/+%d", kid), map[string]string{omoidehttp.UserHeader: "k"}, "")
+	if code != 400 || !strings.Contains(out.Error, "not a positive integer") || n.count(t, "k") != 1 {
+		t.Errorf("DELETE /v1/episodes/+%d as k: %d %q, k holds %d", kid, code, out.Error, n.count(t, "k"))
 	}
 }

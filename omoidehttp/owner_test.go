@@ -50,6 +50,32 @@ func TestOwner(t *testing.T) {
 	if omoidehttp.Owner(nil, "x") != "" {
 		t.Error("no peers: an owner")
 	}
+	// A name in any script is hashed in the header's wire form, as the
+	// proxy hashes the header as sent; for some names that is another node
+	// than the raw UTF-8 would pick.
+	differs := 0
+	for i := range 300 {
+		u := fmt.Sprintf("はるか%d", i)
+		wire := omoidehttp.EncodeUser(u)
+		o := omoidehttp.Owner(peers, u)
+		for _, p := range peers {
+			if xxhash.Sum64String(p+wire) > xxhash.Sum64String(o+wire) {
+				t.Fatalf("%s: owner %s, but %s hashes %q higher", u, o, p, wire)
+			}
+		}
+		best := peers[0]
+		for _, p := range peers {
+			if xxhash.Sum64String(p+u) > xxhash.Sum64String(best+u) {
+				best = p
+			}
+		}
+		if best != o {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Error("no CJK name's owner differs between the raw name and its wire form: the check above proves nothing")
+	}
 	for _, tc := range []struct {
 		peers    []string
 		upstream string
