@@ -252,8 +252,9 @@ func sameReading(rv reflect.Value, a any) error {
 				return fmt.Errorf("%s: %v", k, err)
 			}
 			if f.quoted && e != nil {
+				// ",string": the number the string holds ("00" is 0).
 				s, _ := e.(string)
-				if s != strconv.FormatInt(v.Int(), 10) {
+				if n, err := strconv.ParseInt(s, 10, 64); err != nil || n != v.Int() {
 					return fmt.Errorf("%s: %d, second parser %v", k, v.Int(), e)
 				}
 				continue
