@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"github.com/omoide/omoide/cmd/internal/localcluster"
 )
 
 // TestRestoreWhileServed: while "omoide serve" holds the store, restore,
@@ -29,25 +23,7 @@ func TestRestoreWhileServed(t *testing.T) {
 	bak := filepath.Join(dir, "backup.db")
 	mustRun(t, "backup", "-db", db, "-o", bak)
 
-	addr, err := localcluster.FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve := exec.Command(self, "serve", "-db", db, "-addr", addr, "-log-level", "warn")
-	serve.Env = append(os.Environ(), envRunMain+"=1", envToken+"=")
-	var log bytes.Buffer
-	serve.Stdout, serve.Stderr = &log, &log
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
-	if err := localcluster.WaitHTTP(nil, "http://"+addr+"/healthz", 30*time.Second); err != nil {
-		t.Fatalf("serve: %v\n%s", err, log.String())
-	}
+	serve, addr := serveProcess(t, "-db", db)
 	holder := "held by process " + strconv.Itoa(serve.Process.Pid) + " ("
 	for _, args := range [][]string{
 		{"restore", "-db", db, "-from", bak},
