@@ -147,15 +147,22 @@ func userProblem(user string) string {
 	case user == "." || user == "..":
 		return fmt.Sprintf("%q is a path's dot segment, which clients resolve", user)
 	case strings.ContainsAny(user, "/\\"):
-		return fmt.Sprintf("%q holds a path separator (/ or \\), which a client or proxy may take as one: use another, such as ':'", user)
+		return separatorProblem(user)
 	}
-	if r, _ := utf8.DecodeRuneInString(user); unicode.IsSpace(r) {
-		return fmt.Sprintf("%q begins with white space, which an HTTP header drops", user)
+	return edgeProblem(user, "an HTTP header")
+}
+
+// edgeProblem says what of s a carrier would change (dropper: who drops
+// white space at either end), or "": white space at either end, a control
+// character anywhere. The name and the id rules share it.
+func edgeProblem(s, dropper string) string {
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsSpace(r) {
+		return fmt.Sprintf("%q begins with white space, which %s drops", s, dropper)
 	}
-	if r, _ := utf8.DecodeLastRuneInString(user); unicode.IsSpace(r) {
-		return fmt.Sprintf("%q ends with white space, which an HTTP header drops", user)
+	if r, _ := utf8.DecodeLastRuneInString(s); unicode.IsSpace(r) {
+		return fmt.Sprintf("%q ends with white space, which %s drops", s, dropper)
 	}
-	for i, r := range user {
+	for i, r := range s {
 		if unicode.IsControl(r) {
 			return fmt.Sprintf("holds the control character %U at byte %d", r, i)
 		}
@@ -204,22 +211,16 @@ func externalIDProblem(id string) string {
 	case IsDotSegment(id):
 		return fmt.Sprintf("%q is a path's dot segment, which URL clients resolve (into the person's own path)", id)
 	case strings.ContainsAny(id, "/\\"):
-		return fmt.Sprintf("%q holds a path separator (/ or \\), which a client or proxy may take as one: use another, such as ':'", id)
+		return separatorProblem(id)
 	case strings.ContainsAny(id, "?#"):
 		return fmt.Sprintf("%q holds %q, where a client that does not escape it ends the path", id, id[strings.IndexAny(id, "?#")])
 	}
-	if r, _ := utf8.DecodeRuneInString(id); unicode.IsSpace(r) {
-		return fmt.Sprintf("%q begins with white space, which URL parsers drop", id)
-	}
-	if r, _ := utf8.DecodeLastRuneInString(id); unicode.IsSpace(r) {
-		return fmt.Sprintf("%q ends with white space, which URL parsers drop", id)
-	}
-	for i, r := range id {
-		if unicode.IsControl(r) {
-			return fmt.Sprintf("holds the control character %U at byte %d", r, i)
-		}
-	}
-	return ""
+	return edgeProblem(id, "a URL parser")
+}
+
+// separatorProblem says that s holds a path separator.
+func separatorProblem(s string) string {
+	return fmt.Sprintf("%q holds a path separator (/ or \\), which a client or proxy may take as one: use another, such as ':'", s)
 }
 
 // IsDotSegment reports whether a URL parser reads s, a path segment, as "."

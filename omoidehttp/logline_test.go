@@ -16,22 +16,30 @@ import (
 	"github.com/omoide/omoide"
 )
 
-// lockedBuffer is a log written by the handler's goroutines.
-type lockedBuffer struct {
+// LockedBuffer is a log written by the handler's goroutines (the external
+// tests use it too).
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Reset empties the log.
+func (l *LockedBuffer) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Reset()
 }
 
 // TestLogHoldsNoName: no line of the log, at the debug level, holds a
@@ -59,7 +67,7 @@ func TestLogHoldsNoName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log lockedBuffer
+	var log LockedBuffer
 	h := NewHandler(mem, Config{Peers: peers, Upstream: "a:1", MaxBody: 1 << 10,
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	srv := httptest.NewServer(h)
@@ -169,7 +177,7 @@ func TestLogSaysWhoOfTheBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	var log lockedBuffer
+	var log LockedBuffer
 	h := NewHandler(mem, Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	for _, c := range []struct{ path, body string }{
 		{"/v1/episodes", `[{"user":"はるか","user_text":"猫の話"}]`},
@@ -184,8 +192,6 @@ func TestLogSaysWhoOfTheBody(t *testing.T) {
 		if want := "route=" + c.path + " status=200"; !strings.Contains(log.String(), want) || !strings.Contains(log.String(), "person="+h.PersonHash("はるか")) {
 			t.Errorf("POST %s with the person in the body: the log says not who:\n%s", c.path, log.String())
 		}
-		log.mu.Lock()
-		log.b.Reset()
-		log.mu.Unlock()
+		log.Reset()
 	}
 }

@@ -2,7 +2,6 @@ package omoidehttp_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,24 +46,7 @@ func TestEncodeDecodeUser(t *testing.T) {
 type node struct {
 	mem *omoide.Memory
 	url string
-	log *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log *omoidehttp.LockedBuffer
 }
 
 func newNode(t *testing.T, path string, mc omoide.Config, cfg omoidehttp.Config) *node {
@@ -78,7 +59,7 @@ func newNode(t *testing.T, path string, mc omoide.Config, cfg omoidehttp.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{mem: mem, log: &syncBuffer{}}
+	n := &node{mem: mem, log: &omoidehttp.LockedBuffer{}}
 	cfg.Logger = slog.New(slog.NewTextHandler(n.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := omoidehttp.NewHandler(mem, cfg)
 	srv := httptest.NewServer(h)

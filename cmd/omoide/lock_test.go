@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,17 +23,7 @@ func TestRestoreWhileServed(t *testing.T) {
 	mustRun(t, "backup", "-db", db, "-o", bak)
 
 	serve, addr := serveProcess(t, "-db", db)
-	holder := "held by process " + strconv.Itoa(serve.Process.Pid) + " ("
-	for _, args := range [][]string{
-		{"restore", "-db", db, "-from", bak},
-		{"reembed", "-db", db, "-dim", "64"},
-		{"reindex", "-db", db, "-analyzer", "bigram"},
-	} {
-		code, out, errOut := runCLI(t, args...)
-		if code != 1 || !strings.Contains(errOut, holder) || !strings.Contains(errOut, " serve -db "+db) {
-			t.Errorf("omoide %s while served: exit %d, stdout %q, stderr %q; want exit 1 naming %q and its command", strings.Join(args, " "), code, out, errOut, holder)
-		}
-	}
+	refusedWhileServed(t, serve, db, bak, " serve -db "+db)
 	// The store is still the server's: what it accepts lands in the file.
 	resp, err := http.Post("http://"+addr+"/v1/episodes", "application/json",
 		strings.NewReader(`[{"user":"haruka","id":"haruka:after","user_text":"復元のあとも覚えていてね","reply_text":"うん"}]`))

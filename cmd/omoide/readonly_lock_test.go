@@ -43,6 +43,24 @@ func serveProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
 	return serve, addr
 }
 
+// refusedWhileServed checks that restore (from bak), reembed and reindex
+// -analyzer of the store db exit 1 while serve runs, naming its process and
+// its command line (holding cmdline).
+func refusedWhileServed(t *testing.T, serve *exec.Cmd, db, bak, cmdline string) {
+	t.Helper()
+	holder := "held by process " + strconv.Itoa(serve.Process.Pid) + " ("
+	for _, args := range [][]string{
+		{"restore", "-db", db, "-from", bak},
+		{"reembed", "-db", db, "-dim", "64"},
+		{"reindex", "-db", db, "-analyzer", "bigram"},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errOut, holder) || !strings.Contains(errOut, cmdline) {
+			t.Errorf("omoide %s while served: exit %d, stdout %q, stderr %q; want exit 1 naming %q and %q", strings.Join(args, " "), code, out, errOut, holder, cmdline)
+		}
+	}
+}
+
 // exported returns the external ids the server at addr exports of user.
 func exported(t *testing.T, addr, user string) []string {
 	t.Helper()
@@ -94,17 +112,7 @@ func TestRestoreWhileServedReadOnly(t *testing.T) {
 	if ids := exported(t, addr, "haruka"); len(ids) != 3 {
 		t.Fatalf("the read-only server exports %v of haruka, want her 3 episodes", ids)
 	}
-	holder := "held by process " + strconv.Itoa(serve.Process.Pid) + " ("
-	for _, args := range [][]string{
-		{"restore", "-db", db, "-from", bak},
-		{"reembed", "-db", db, "-dim", "64"},
-		{"reindex", "-db", db, "-analyzer", "bigram"},
-	} {
-		code, out, errOut := runCLI(t, args...)
-		if code != 1 || !strings.Contains(errOut, holder) || !strings.Contains(errOut, " serve -readonly -db "+db) {
-			t.Errorf("omoide %s while served read-only: exit %d, stdout %q, stderr %q; want exit 1 naming %q and its command", strings.Join(args, " "), code, out, errOut, holder)
-		}
-	}
+	refusedWhileServed(t, serve, db, bak, " serve -readonly -db "+db)
 	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the refusals changed the store's file (%v)", err)
 	}

@@ -13,25 +13,33 @@ import (
 	"github.com/omoide/omoide/episode"
 )
 
+// openTestStore opens a copy of testdata/stores/NAME, with the embedder it
+// recorded, until the test ends.
+func openTestStore(t *testing.T, name string) *Store {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../testdata/stores", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // TestLegacyNamesStayReachable: a store written before the rule (made by the
 // code of bfcc12a: testdata/stores/legacy-names.db) still opens; BadNames
 // names its people the rule refuses; they can be exported and forgotten but
 // get no new episode.
 func TestLegacyNamesStayReachable(t *testing.T) {
 	ctx := context.Background()
-	b, err := os.ReadFile("../../testdata/stores/legacy-names.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "legacy.db")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, path, Options{}) // the embedder it recorded: Add fails on the name before it embeds
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTestStore(t, "legacy-names.db") // the embedder it recorded: Add fails on the name before it embeds
 	bad, err := s.BadNames(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -68,19 +76,7 @@ func TestLegacyNamesStayReachable(t *testing.T) {
 // takes such an id, not even one stored already.
 func TestLegacyIDsStayReachable(t *testing.T) {
 	ctx := context.Background()
-	b, err := os.ReadFile("../../testdata/stores/legacy-ids.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "legacy.db")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTestStore(t, "legacy-ids.db")
 	r, err := s.Check(ctx)
 	if err != nil {
 		t.Fatal(err)
