@@ -5,7 +5,7 @@ GOFLAGS  := -tags=$(TAGS)
 EVAL     ?= ../shared/eval
 BIN      := bin
 
-.PHONY: all build test demo bench eval race fuzz vet clean tools
+.PHONY: all build test demo bench eval race fuzz vet clean tools thesaurus
 
 # The cluster test's proxy and replicator (docs/scale-out.md), built with the
 # project's Go into .tools/bin, once.
@@ -90,6 +90,16 @@ fuzz:
 			echo "fuzz: $$fn: stopped with an error but wrote no failing input (go.dev/issue/75804); not a finding"; \
 		fi; \
 	done
+
+# Generate thesaurus/thesaurus.txt.gz again from EDICT and WordNet 3.0 (Debian's
+# edict and wordnet-base, installed when missing and run as root); not part
+# of make test, whose tests read the embedded table.
+thesaurus:
+	@if [ ! -f /usr/share/edict/edict ] || [ ! -f /usr/share/wordnet/data.noun ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y edict wordnet-base; \
+		else echo "thesaurus: install edict and wordnet-base (apt-get, as root)"; exit 1; fi; \
+	fi
+	$(GO) run $(GOFLAGS) ./cmd/thesaurusgen -o thesaurus/thesaurus.txt.gz
 
 clean:
 	rm -rf $(BIN)
