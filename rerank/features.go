@@ -1,5 +1,7 @@
 package rerank
 
+import "math"
+
 // Signals are what a retrieval measured of the message itself, for the
 // features of its candidates: the same for every candidate of one retrieval.
 type Signals struct {
@@ -26,10 +28,11 @@ var FeatureNames = []string{
 	"kana", "han", "hangul", "latin",
 	"lacking",
 	"meaning", "meaning_gap",
+	"cos_rank", "cos_gap", "cos_z", "cos_alone", "bridge",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 24
+const NumFeatures = 29
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -42,7 +45,10 @@ const topDepth = DefaultGateDepth
 // message's signals, and how informative the most informative message term
 // it lacks is (Parts.Lacking: a look-alike lacks the one word that
 // matters), and its learned meaning's cosine with the message's, alone and
-// below the best of the first candidates' (0 without Options.Meaning). The features say how good a candidate is on its own and against
+// below the best of the first candidates' (0 without Options.Meaning), how
+// its cosine stands among the candidates' (cosineStanding; where it matches
+// no term of the message, cos_alone) and what the thesaurus says of its
+// best bridge to the message (Parts.Bridge). The features say how good a candidate is on its own and against
 // the others; a model of P(relevant | features) is fitted on them (cmd/bench
 // train). Left out on purpose: recency (a model learns the
 // suites' clocks and hides old memories again), the store's IDF mass (it
@@ -70,7 +76,49 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	f[17], f[18], f[19], f[20] = s.Kana, s.Han, s.Hangul, s.Latin
 	f[21] = c.Lacking
 	f[22], f[23] = c.Meaning, topMeaning-c.Meaning
+	f[24], f[25], f[26] = cosineStanding(scored, i)
+	if c.Coverage == 0 {
+		f[27] = f[26]
+	}
+	f[28] = float64(c.Bridge)
 	return dst
+}
+
+// cosineStanding says how the cosine of scored[i] stands among the
+// candidates the message's vector search found (Cosine > 0), in terms that
+// mean the same for any embedder but the gap: its rank by cosine (0 the
+// first; len(scored) when the search did not find it), its cosine less the
+// best of the others' (above 0 when it is first: by how much), and its
+// z-score among them (0 with fewer than three).
+func cosineStanding(scored []Scored, i int) (rank, gap, z float64) {
+	c := scored[i].Cosine
+	if c <= 0 {
+		return float64(len(scored)), 0, 0
+	}
+	best, n, sum, sq := math.Inf(-1), 0, 0.0, 0.0
+	for j, o := range scored {
+		if o.Cosine <= 0 {
+			continue
+		}
+		n++
+		sum, sq = sum+o.Cosine, sq+o.Cosine*o.Cosine
+		if j != i {
+			best = max(best, o.Cosine)
+			if o.Cosine > c || (o.Cosine == c && j < i) {
+				rank++
+			}
+		}
+	}
+	if n > 1 {
+		gap = c - best
+	}
+	if n >= 3 {
+		mean := sum / float64(n)
+		if sd := math.Sqrt(max(0, sq/float64(n)-mean*mean)); sd > 1e-9 {
+			z = (c - mean) / sd
+		}
+	}
+	return rank, gap, z
 }
 
 func bit(b bool) float64 {
@@ -80,9 +128,9 @@ func bit(b bool) float64 {
 	return 0
 }
 
-// vectorFeatures are the features an embedder's scale sets: the cosine of
-// the message and the candidate.
-var vectorFeatures = []int{9}
+// vectorFeatures are the features an embedder sets: the cosine of the
+// message and the candidate, and its standing among the candidates'.
+var vectorFeatures = []int{9, 24, 25, 26, 27}
 
 // WithoutVectors zeroes the features an embedder's scale sets (cosine) in
 // x, a row of Features, and returns it: the rows of the embedder-free model,

@@ -59,6 +59,37 @@ var lexicalModelJSON []byte
 // (retriever.New): a cosine of another embedder means another thing.
 var DefaultLexicalModel = sync.OnceValues(func() (*Model, error) { return LoadModel(lexicalModelJSON) })
 
+// shippedModels are the models fitted for an embedder that the module ships
+// beside DefaultModel, in the order they are looked up.
+var shippedModels = []func() (*Model, error){}
+
+// Shipped reports whether m is one of the models the module ships
+// (DefaultModel, DefaultLexicalModel, ShippedModelFor's): a retriever
+// lets it give way to the one that suits its store's embedder.
+func Shipped(m *Model) bool {
+	for _, f := range append([]func() (*Model, error){DefaultModel, DefaultLexicalModel}, shippedModels...) {
+		if sm, err := f(); err == nil && sm == m {
+			return true
+		}
+	}
+	return false
+}
+
+// ShippedModelFor returns the shipped model fitted for the embedder whose
+// identity is id (DefaultModel for the hash embedder), nil when none is.
+func ShippedModelFor(id string) (*Model, error) {
+	for _, f := range append([]func() (*Model, error){DefaultModel}, shippedModels...) {
+		m, err := f()
+		if err != nil {
+			return nil, err
+		}
+		if m.FittedFor() == id {
+			return m, nil
+		}
+	}
+	return nil, nil
+}
+
 // defaultInject is the default preset's decision, with the embedded model.
 func defaultInject() Inject {
 	m, err := DefaultModel()

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/omoide/omoide/thesaurus"
 )
 
 // synthetic returns n rows whose label depends on an interaction: relevant
@@ -160,5 +162,43 @@ func TestFeatures(t *testing.T) {
 	}
 	if g := f[2]; math.Abs(g-0.2) > 1e-12 {
 		t.Errorf("gap = %v, want 0.2", g)
+	}
+}
+
+// TestCosineStanding: a candidate's cosine as it stands among those the
+// vector search found: its rank, its lead over the best other, its z-score,
+// the same z where it matches no term, and the thesaurus's bridge; a
+// candidate the search did not find ranks last.
+func TestCosineStanding(t *testing.T) {
+	scored := []Scored{
+		{Candidate: Candidate{Parts: Parts{Cosine: 0.2, Coverage: 0.5}}},
+		{Candidate: Candidate{Parts: Parts{Cosine: 0.6, Bridge: thesaurus.Equivalent}}},
+		{Candidate: Candidate{Parts: Parts{Cosine: 0.4, Coverage: 0.3, Bridge: thesaurus.Sibling}}},
+		{Candidate: Candidate{Parts: Parts{}}}, // found by BM25 alone
+	}
+	// cosines .2 .6 .4: mean .4, population sd sqrt(.08/3)
+	sd := math.Sqrt(0.08 / 3)
+	for _, tt := range []struct {
+		i                           int
+		rank, gap, z, alone, bridge float64
+	}{
+		{0, 2, -0.4, -0.2 / sd, 0, 0},
+		{1, 0, 0.2, 0.2 / sd, 0.2 / sd, 3},
+		{2, 1, -0.2, 0, 0, 1},
+		{3, 4, 0, 0, 0, 0},
+	} {
+		f := Features(scored, tt.i, Signals{}, nil)
+		got := map[string]float64{}
+		for k, name := range FeatureNames {
+			got[name] = f[k]
+		}
+		for name, w := range map[string]float64{"cos_rank": tt.rank, "cos_gap": tt.gap, "cos_z": tt.z, "cos_alone": tt.alone, "bridge": tt.bridge} {
+			if math.Abs(got[name]-w) > 1e-9 {
+				t.Errorf("candidate %d: %s = %v, want %v", tt.i, name, got[name], w)
+			}
+		}
+		if x := WithoutVectors(f); x[24] != 0 || x[25] != 0 || x[26] != 0 || x[27] != 0 || x[28] != tt.bridge {
+			t.Errorf("candidate %d without vectors: %v", tt.i, x[24:])
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omoide/omoide/internal/pytext"
 	"github.com/omoide/omoide/ngram"
+	"github.com/omoide/omoide/thesaurus"
 )
 
 // Parts are a candidate's evidence: what its score is made of, and what the
@@ -46,6 +47,12 @@ type Parts struct {
 	// message's (retriever.Options.Meaning), in [-1, 1]; 0 when nothing
 	// measures it.
 	Meaning float64
+	// Bridge is the strongest relation package thesaurus knows between a
+	// word of the message and a different word of the episode (equivalent,
+	// a kind of, a sibling); None when nothing measures it
+	// (retriever.Options.Bridges). The relevance model reads it; the score
+	// does not.
+	Bridge thesaurus.Relation
 }
 
 // Final returns the score of parts under w:

@@ -3,6 +3,7 @@
 package retriever_test
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,6 +59,26 @@ func TestDecisionSuitsTheEmbedder(t *testing.T) {
 		if res.Trace.Decision != tt.says {
 			t.Errorf("dim %d: trace decision %q", tt.dim, res.Trace.Decision)
 		}
+	}
+	// A model given by the caller, fitted for another embedder, is refused
+	// with both named, not replaced.
+	b, err := def.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := rerank.LoadModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rerank.Shipped(given) || !rerank.Shipped(def) || !rerank.Shipped(lex) {
+		t.Fatal("Shipped must tell the module's models from a copy")
+	}
+	if m, _, err := retriever.ModelFor(given, "openai:bge-m3/1024"); !errors.Is(err, retriever.ErrModelEmbedder) || m != nil ||
+		!strings.Contains(err.Error(), def.FittedFor()) || !strings.Contains(err.Error(), "openai:bge-m3/1024") {
+		t.Errorf("a given model for another embedder: %v, %v; want an error naming both", m, err)
+	}
+	if m, _, err := retriever.ModelFor(given, def.FittedFor()); err != nil || m != given {
+		t.Errorf("a given model for the store's embedder: %v, %v", m, err)
 	}
 	// The rules decide when there is no model, for any embedder.
 	if _, what, err := retriever.ModelFor(nil, "openai:x/768"); err != nil || !strings.HasPrefix(what, "rules") {

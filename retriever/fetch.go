@@ -13,7 +13,9 @@ import (
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/ngram"
+	"github.com/omoide/omoide/thesaurus"
 )
 
 // fetch reads the fused candidates' episodes, their n-grams and, when the
@@ -30,6 +32,9 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 		if rt.cover, err = rt.termWeights(ctx, terms); err != nil {
 			return err
 		}
+		if kana, _, _, _ := lang.Shares(rt.text); rt.bridges != nil && kana > 0 {
+			rt.bridge = newBridgeWords(rt.bridges, terms)
+		}
 	}
 	ids := make([]int64, len(rt.fused))
 	for i, f := range rt.fused {
@@ -39,13 +44,22 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 		rt.meaning = rt.opts.Meaning.TermsVector(strings.Fields(rt.analyzer.Index(rt.text)))
 	}
 	var err error
-	if rt.eps, rt.grams, rt.matches, err = rt.read(ctx, ids, rt.cover, rt.meaning); err != nil {
+	if rt.eps, rt.grams, rt.matches, err = rt.read(ctx, ids, rt.measures()); err != nil {
 		return err
 	}
 	rt.tr.Fetch = time.Since(t)
 	rt.tr.Fetched = len(rt.eps)
 	return nil
 }
+
+// measures are what read measures of each candidate beside its n-grams.
+type measures struct {
+	cover   *termWeights // coverage and proximity
+	meaning []float32    // the message's learned vector: Parts.Meaning
+	bridge  *bridgeWords // Parts.Bridge
+}
+
+func (rt *retrieval) measures() measures { return measures{rt.cover, rt.meaning, rt.bridge} }
 
 // fetchParts is how many concurrent reads fetch the candidates; fetchPart is
 // the fewest candidates worth a read of their own.
@@ -55,18 +69,18 @@ const (
 )
 
 // read returns the episodes of ids still in the store, in the order of ids,
-// with each one's rerank n-grams and, when cover is not nil, its coverage of
-// the message and proximity; when meaning (the message's vector) is not nil,
-// the cosine of its terms' vector with it. The candidates are read in up to fetchParts parts at once,
+// with each one's rerank n-grams and what m measures: its coverage of the
+// message and proximity, the cosine of its terms' learned vector with the
+// message's, its bridge to the message's words. The candidates are read in up to fetchParts parts at once,
 // each part's n-grams and coverage made as it arrives: the searches are over,
 // and reading and n-gramming sixty episodes on one core left the other idle.
-func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights, meaning []float32) ([]episode.Episode, []ngram.Set, []termMatch, error) {
+func (r *Retriever) read(ctx context.Context, ids []int64, m measures) ([]episode.Episode, []ngram.Set, []termMatch, error) {
 	parts := min(fetchParts, max(1, len(ids)/fetchPart))
 	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]termMatch, parts), make([]error, parts)
 	read := func(p int) {
 		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
 		var held [][]string
-		if cover == nil && meaning == nil {
+		if m.cover == nil && m.meaning == nil && m.bridge == nil {
 			eps[p], errs[p] = r.store.GetMany(ctx, part)
 		} else {
 			eps[p], held, errs[p] = r.store.GetManyTerms(ctx, part)
@@ -81,11 +95,14 @@ func (r *Retriever) read(ctx context.Context, ids []int64, cover *termWeights, m
 		covs[p] = make([]termMatch, len(eps[p]))
 		var sc matchScratch
 		for i := range held {
-			if cover != nil {
-				covs[p][i] = cover.match(held[i], &sc)
+			if m.cover != nil {
+				covs[p][i] = m.cover.match(held[i], &sc)
 			}
-			if meaning != nil {
-				covs[p][i].meaning = cosine(meaning, r.opts.Meaning.TermsVector(held[i]))
+			if m.meaning != nil {
+				covs[p][i].meaning = cosine(m.meaning, r.opts.Meaning.TermsVector(held[i]))
+			}
+			if m.bridge != nil {
+				covs[p][i].bridge = m.bridge.relation(held[i])
 			}
 		}
 	}
@@ -121,6 +138,49 @@ type termWeights struct {
 	owner []int
 }
 
+// bridgeWords are a message's terms, sorted, and those of them the table
+// knows, for Parts.Bridge.
+type bridgeWords struct {
+	table        *thesaurus.Table
+	terms, known []string
+}
+
+// newBridgeWords returns the bridge words of a message's terms, nil when
+// the table knows none of them.
+func newBridgeWords(th *thesaurus.Table, terms []string) *bridgeWords {
+	b := &bridgeWords{table: th, terms: slices.Clone(terms)}
+	slices.Sort(b.terms)
+	b.terms = slices.Compact(b.terms)
+	for _, t := range b.terms {
+		if th.Has(t) {
+			b.known = append(b.known, t)
+		}
+	}
+	if len(b.known) == 0 {
+		return nil
+	}
+	return b
+}
+
+// relation returns the strongest relation the table knows between a known
+// message term and a held term that is none of the message's.
+func (b *bridgeWords) relation(held []string) thesaurus.Relation {
+	best := thesaurus.None
+	for _, t := range held {
+		if _, mine := slices.BinarySearch(b.terms, t); mine || !b.table.Has(t) {
+			continue
+		}
+		for _, k := range b.known {
+			if r := b.table.Relate(k, t); r > best {
+				if best = r; best == thesaurus.Equivalent {
+					return best
+				}
+			}
+		}
+	}
+	return best
+}
+
 // matchScratch is termWeights.match's working space.
 type matchScratch struct {
 	seen []bool
@@ -130,7 +190,8 @@ type matchScratch struct {
 // termMatch is how an episode's indexed terms match the message's.
 type termMatch struct {
 	coverage, proximity, lacking float64
-	meaning                      float64 // Parts.Meaning
+	meaning                      float64            // Parts.Meaning
+	bridge                       thesaurus.Relation // Parts.Bridge
 }
 
 // cosine is the dot product of two unit vectors; 0 when either is nil.

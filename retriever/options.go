@@ -65,6 +65,12 @@ type Options struct {
 	// synonyms weigh as one. Only a store whose analyzer spells terms as the
 	// synonym table does (tokenize.Synonymous) uses them.
 	Synonyms bool
+	// Bridges measures, for a message with kana, the strongest relation
+	// package thesaurus knows between one of its terms and a different
+	// term of each candidate (Parts.Bridge: equivalent, a kind of, a
+	// sibling), which the relevance model reads: a memory asked about in
+	// other words, and the sibling that is not what was asked.
+	Bridges bool
 	// Location is the person's time zone: the Filter.MaxAgeDays window starts
 	// at a local midnight in it, and time expressions ("昨日") name its
 	// days. nil is UTC, the reference's day numbers. A Request's Location
@@ -304,6 +310,7 @@ func DefaultOptions() Options {
 	o.TimeAware = true
 	o.SkipSmallTalk = true
 	o.Synonyms = true
+	o.Bridges = true
 	o.Rank = rerank.DefaultOptions()
 	return o
 }

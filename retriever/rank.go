@@ -55,7 +55,7 @@ func (rt *retrieval) candidate(e episode.Episode, g ngram.Set, fused float64, m 
 	inWindow := rt.window != nil && !e.OccurredAt.Before(rt.window.Since) && e.OccurredAt.Before(rt.window.Until)
 	return rerank.Candidate{ID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g,
 		Parts: rerank.Parts{RRF: fused, Coverage: m.coverage, Proximity: m.proximity, Lacking: m.lacking, InWindow: inWindow, Cosine: rt.arms.cosine(e.ID),
-			Meaning: m.meaning}}
+			Meaning: m.meaning, Bridge: m.bridge}}
 }
 
 // neighbors raises the candidates next to the first ones in the person's
@@ -82,7 +82,7 @@ func (rt *retrieval) neighbors(ctx context.Context) error {
 		for i, w := range want {
 			ids[i] = w.ID
 		}
-		eps, grams, matches, err := rt.read(ctx, ids, rt.cover, rt.meaning)
+		eps, grams, matches, err := rt.read(ctx, ids, rt.measures())
 		if err != nil {
 			return fmt.Errorf("retriever: neighbours: %w", err)
 		}

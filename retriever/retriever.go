@@ -25,6 +25,7 @@ import (
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/rrf"
+	"github.com/omoide/omoide/thesaurus"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -225,6 +226,7 @@ type Retriever struct {
 	opts         Options
 	lexical      bool               // the store's embedder is lexical (embed.IsLexical): Rank.Fusion weighs its lists as such
 	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when Options.Synonyms and it has them
+	bridges      *thesaurus.Table   // the word relations, when Options.Bridges
 	contextTerms termCache          // analyzed context messages, see termCache
 	decision     string             // which relevance model decides, for whom it was fitted (Decision)
 }
@@ -259,6 +261,7 @@ type retrieval struct {
 	// fetch: the fused candidates still stored, in fusion order
 	cover   *termWeights // the message's terms, when coverage is measured
 	meaning []float32    // the message's vector, when Options.Meaning measures it
+	bridge  *bridgeWords // the message's words the thesaurus knows, when Options.Bridges measures them
 	eps     []episode.Episode
 	grams   []ngram.Set
 	matches []termMatch
@@ -302,6 +305,12 @@ func New(store Store, opts Options) (*Retriever, error) {
 		}
 		r.thesaurus = th
 	}
+	if opts.Bridges {
+		var err error
+		if r.bridges, err = thesaurus.Default(); err != nil {
+			return nil, fmt.Errorf("retriever: option Bridges: %w", err)
+		}
+	}
 	return r, nil
 }
 
@@ -320,18 +329,31 @@ func (r *Retriever) chooseModel() error {
 	return nil
 }
 
+// ErrModelEmbedder is ModelFor's error for a relevance model given for a
+// store whose embedder it was not fitted for.
+var ErrModelEmbedder = errors.New("the relevance model given was fitted for another embedder")
+
 // ModelFor returns the relevance model that decides for a store whose
-// embedder's identity is id, and says which it is: m when it suits the
-// embedder (rerank.Model.Suits), else the embedder-free
+// embedder's identity is id, and says which it is. A nil m (the rules
+// decide) stays nil. A model the module ships (rerank.Shipped: the preset's)
+// gives way to the shipped model fitted for id, else to the embedder-free
 // rerank.DefaultLexicalModel, since a model fitted on one embedder's
-// cosines reads another's on the wrong scale. A nil m (the rules decide)
-// stays nil; an unknown embedder ("") keeps m.
+// cosines reads another's on the wrong scale. Any other model, one fitted by
+// bench train and given, must suit id (rerank.Model.Suits): one fitted for
+// another embedder is an error naming both. An unknown embedder ("") keeps m.
 func ModelFor(m *rerank.Model, id string) (*rerank.Model, string, error) {
 	switch {
 	case m == nil:
 		return nil, "rules (no relevance model)", nil
 	case m.Suits(id) || id == "":
 		return m, "relevance model fitted for " + cmp.Or(m.FittedFor(), "an embedder it does not name"), nil
+	case !rerank.Shipped(m):
+		return nil, "", fmt.Errorf("%w: it was fitted for %s, the store's embedder is %s: fit one for it (bench train -embedder … -o FILE) or give none", ErrModelEmbedder, m.FittedFor(), id)
+	}
+	if sm, err := rerank.ShippedModelFor(id); err != nil {
+		return nil, "", err
+	} else if sm != nil {
+		return sm, "relevance model fitted for " + sm.FittedFor(), nil
 	}
 	lm, err := rerank.DefaultLexicalModel()
 	if err != nil {

@@ -375,6 +375,19 @@ func TestRetrieve(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "-relevance-model "+file) || !strings.Contains(errOut, "refit") {
 			t.Errorf("a model of other features: exit %d, %q", code, errOut)
 		}
+		// A model fitted for another embedder is refused, naming both.
+		other := *m
+		other.About = map[string]any{"embedder": "openai:bge-m3/1024"}
+		if b, err = other.Encode(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut = runCLI(t, append(append(base, "-no-context", "-relevance-model", file), msg)...)
+		if code != 1 || !strings.Contains(errOut, "-relevance-model "+file) || !strings.Contains(errOut, "openai:bge-m3/1024") || !strings.Contains(errOut, m.FittedFor()) {
+			t.Errorf("a model fitted for another embedder: exit %d, %q", code, errOut)
+		}
 	})
 	t.Run("unknown person", func(t *testing.T) {
 		out := mustRun(t, "retrieve", "-db", db, "-user", "nobody", "-now", testNow, "ラーメン")

@@ -247,6 +247,9 @@ func (c *storeConfig) openMemory(ctx context.Context, mustExist bool, pack memor
 	}
 	mem, err := omoide.Open(ctx, cfg)
 	if err != nil {
+		if errors.Is(err, retriever.ErrModelEmbedder) {
+			return nil, fmt.Errorf("-relevance-model %s: %w", c.model, err)
+		}
 		if m, rerr := sqlite.ReadMeta(ctx, c.db); rerr == nil && m.Embedder != e.Identity() {
 			err = fmt.Errorf("%w\n(the flags describe the embedder %s; %s, or change the store's embedder with \"omoide reembed\")",
 				err, e.Identity(), cli.FlagsFor(m.Embedder))
