@@ -420,11 +420,13 @@ func parallelDo(n int, items []string, fn func(string) error) error {
 	return first
 }
 
-// writeJSONL writes eps as the JSON Lines omoide ingest reads.
-func writeJSONL(path string, eps []dataset.Episode) error {
+// writeJSONL writes vs as JSON Lines: episodes as omoide ingest reads them,
+// queries as a suite holds them.
+func writeJSONL[T any](path string, vs []T) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	for _, e := range eps {
+	enc.SetEscapeHTML(false)
+	for _, e := range vs {
 		if err := enc.Encode(e); err != nil {
 			return err
 		}
