@@ -142,8 +142,9 @@ func (t *Table) relate(i, j int32) Relation {
 			switch {
 			case da == 0 && db == 0:
 				return Equivalent
-			case da == 0 && db <= kindUp || db == 0 && da <= kindUp:
-				best = max(best, KindOf)
+			case (da == 0 && db <= kindUp || db == 0 && da <= kindUp) && !t.general[s]:
+				best = max(best, KindOf) // not of a general word: everything is a kind of 'event'
+
 			case da <= siblingUp && db <= siblingUp && !t.general[s]:
 				best = max(best, Sibling)
 			}

@@ -42,7 +42,9 @@ var pairs = []struct {
 	{"ピアノ", "ギター", Sibling},
 	{"コーヒー", "お茶", Sibling},
 	{"彼氏", "恋人", KindOf},
-	{"犬", "動物", KindOf},
+	{"犬", "動物", None}, // 'animal' is general, as 'event' (行事) and 'time period' (期間) are: a kind of them says nothing
+	{"柴犬", "犬", None}, // 柴犬 is no (P) word
+	{"りんご", "行事", None},
 	{"りんご", "果物", KindOf},
 	{"熱", "体調", None},
 	{"会社", "仕事", None},
@@ -106,7 +108,8 @@ func TestLists(t *testing.T) {
 		{"アルバイト", "Equivalents", tb.Equivalents("アルバイト"), []string{"バイト"}, []string{"アルバイト"}},
 		{"試験", "Equivalents", tb.Equivalents("試験"), []string{"テスト"}, []string{"試験"}},
 		{"彼氏", "Kinds", tb.Kinds("彼氏"), []string{"恋人"}, []string{"彼氏"}},
-		{"犬", "Kinds", tb.Kinds("犬"), []string{"動物"}, []string{"犬", "猫", "いぬ"}},
+		{"犬", "Kinds", tb.Kinds("犬"), nil, []string{"犬", "猫", "いぬ", "動物"}},
+		{"りんご", "Kinds", tb.Kinds("りんご"), []string{"果物"}, []string{"りんご"}},
 		{"野球", "Siblings", tb.Siblings("野球"), []string{"サッカー"}, []string{"野球"}},
 		{"犬", "Siblings", tb.Siblings("犬"), []string{"猫"}, []string{"犬", "いぬ", "動物"}},
 		{"見知らぬ語", "Siblings", tb.Siblings("見知らぬ語"), nil, nil},

@@ -39,6 +39,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ikawaha/kagome-dict/ipa"
+	"github.com/ikawaha/kagome/v2/tokenizer"
+
 	"github.com/omoide/omoide/tokenize"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/transform"
@@ -81,12 +84,12 @@ func run(edictPath, wnDir, out string, cfg config) error {
 		}
 		files[p] = b
 	}
-	a, err := analyzer()
+	isKey, err := keys()
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	st, err := generate(&buf, bytes.NewReader(files[edictPath]), bytes.NewReader(files[wnDir+"/index.noun"]), bytes.NewReader(files[wnDir+"/data.noun"]), a.Terms, cfg)
+	st, err := generate(&buf, bytes.NewReader(files[edictPath]), bytes.NewReader(files[wnDir+"/index.noun"]), bytes.NewReader(files[wnDir+"/data.noun"]), isKey, cfg)
 	if err != nil {
 		return err
 	}
@@ -112,6 +115,45 @@ func analyzer() (tokenize.Analyzer, error) {
 	return a, nil
 }
 
+// generic are content nouns of chat whose glosses are too broad to relate
+// them to anything by (person, time, place, thing, way): with them, every
+// memory would be "a kind of" or "equivalent to" every message.
+var generic = []string{"人", "時", "ごろ", "回", "度", "点", "日", "年", "高", "感じ", "様子", "所", "件", "先", "最初", "具合", "分", "物", "事", "方", "者"}
+
+// keys returns whether a spelling may be a key: exactly one query term of
+// the analyzer, and a content noun as the IPA dictionary reads it alone
+// (common, verbal, proper or adjectival; not a dependent noun, a number, a
+// suffix or a noun of time used as an adverb: うち, 一, 頃, 前, 時間), and
+// not generic.
+func keys() (func(string) bool, error) {
+	a, err := analyzer()
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.New(ipa.Dict(), tokenizer.OmitBosEos())
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	return func(s string) bool {
+		if ts := a.Terms(s); len(ts) != 1 || ts[0] != s || slices.Contains(generic, s) {
+			return false
+		}
+		toks := tok.Tokenize(s)
+		if len(toks) != 1 {
+			return true // a compound the dictionary does not hold whole: a noun of EDICT
+		}
+		f := toks[0].Features()
+		if len(f) < 2 || f[0] != "名詞" {
+			return false
+		}
+		switch f[1] {
+		case "一般", "サ変接続", "固有名詞", "形容動詞語幹", "代名詞", "ナイ形容詞語幹":
+			return true
+		}
+		return false
+	}, nil
+}
+
 // stats counts what generate read and wrote.
 type stats struct{ entries, words, synsets, glosses int }
 
@@ -123,8 +165,9 @@ type entry struct {
 }
 
 // generate reads EDICT (EUC-JP) and WordNet's index.noun and data.noun and
-// writes the gzipped table to w. terms is the analyzer's query terms of a text.
-func generate(w io.Writer, edict, index, data io.Reader, terms func(string) []string, cfg config) (stats, error) {
+// writes the gzipped table to w. isKey says whether a spelling may be a key
+// (keys).
+func generate(w io.Writer, edict, index, data io.Reader, isKey func(string) bool, cfg config) (stats, error) {
 	var st stats
 	entries, err := readEdict(transform.NewReader(edict, japanese.EUCJP.NewDecoder()), cfg.edictSenses, cfg.glosses)
 	if err != nil {
@@ -146,7 +189,6 @@ func generate(w io.Writer, edict, index, data io.Reader, terms func(string) []st
 		gloss string // a gloss that is no lemma
 	}
 	words := map[string]map[node]bool{}
-	isTerm := func(s string) bool { ts := terms(s); return len(ts) == 1 && ts[0] == s }
 	for _, e := range entries {
 		var nodes []node
 		for _, g := range e.glosses {
@@ -165,7 +207,7 @@ func generate(w io.Writer, edict, index, data io.Reader, terms func(string) []st
 			continue
 		}
 		for _, s := range e.spellings {
-			if !isTerm(s) {
+			if !isKey(s) {
 				continue
 			}
 			if words[s] == nil {

@@ -29,13 +29,13 @@ func fixture(t *testing.T) (edict, index, data *bytes.Reader) {
 
 func gen(t *testing.T, cfg config) []byte {
 	t.Helper()
-	a, err := analyzer()
+	isKey, err := keys()
 	if err != nil {
 		t.Fatal(err)
 	}
 	e, i, d := fixture(t)
 	var b bytes.Buffer
-	if _, err := generate(&b, e, i, d, a.Terms, cfg); err != nil {
+	if _, err := generate(&b, e, i, d, isKey, cfg); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
