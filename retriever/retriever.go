@@ -225,6 +225,7 @@ type Retriever struct {
 	opts         Options
 	lexical      bool               // the store's embedder is lexical (embed.IsLexical): Rank.Fusion weighs its lists as such
 	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when Options.Synonyms and it has them
+	lexicon      tokenize.Lexicon   // the analyzer's light terms and forms, when Options.LightTerms or Forms and it has them
 	contextTerms termCache          // analyzed context messages, see termCache
 	decision     string             // which relevance model decides, for whom it was fitted (Decision)
 }
@@ -301,6 +302,9 @@ func New(store Store, opts Options) (*Retriever, error) {
 			return nil, fmt.Errorf("retriever: %w", err)
 		}
 		r.thesaurus = th
+	}
+	if lx, ok := store.Analyzer().(tokenize.Lexicon); ok && (opts.LightTerms || opts.Forms) {
+		r.lexicon = lx
 	}
 	return r, nil
 }
