@@ -119,14 +119,19 @@ func (r *Retriever) read(ctx context.Context, ids []int64, m measures) ([]episod
 }
 
 // termWeights are a message's distinct terms, sorted, with their IDF
-// weights: idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index,
-// 0 for a term no episode holds (in a young store that is most function
-// words: it cannot tell candidates apart). With synonyms, a term and its
-// synonyms are one class: df is the sum of theirs (at most N), and an
-// episode holding any of them holds the term.
+// weights: idf(t) = ln(1 + N/(df(t)+1)) from the store's whole FTS index.
+// A term no episode holds weighs ln(1 + N), the most, with
+// Options.UnseenTerms (the memory never saw it, so no candidate speaks of
+// it), times N/(N+youngStore), else 0. With synonyms (and a Korean noun's forms, Options.Forms), a
+// term and its synonyms are one class: df is the sum of theirs (at most N),
+// and an episode holding any of them holds the term. With
+// Options.LightTerms, a light term (tokenize.Lexicon.Light) weighs
+// lightShare of its IDF and counts only beside a held content term.
 type termWeights struct {
 	terms   []string
 	weights []float64
+	light   []bool // light[i]: terms[i] is a function word or light verb
+	unseen  []bool // unseen[i]: no episode holds terms[i] (Options.UnseenTerms)
 	sum     float64
 	// next[i] is the index of the term that follows terms[i] in the
 	// message, -1 for the last; pairSum weighs every adjacent pair.
@@ -206,6 +211,19 @@ func cosine(a, b []float32) float64 {
 	return float64(d)
 }
 
+// youngStore is the store size at which an unseen term weighs half its
+// IDF: in a store of N episodes it weighs N/(N+youngStore) of ln(1 + N).
+// That a young store (three episodes) never saw a word says little (it has
+// seen few words at all), and weighed whole, the new words of a message
+// that does share its content word with a memory (熱はもう下がった？ of
+// 熱があって) would outweigh it; that a store of thousands never saw it says
+// the memory is not about it.
+const youngStore = 20
+
+// lightShare is the share of its IDF a light term weighs in coverage
+// (Options.LightTerms): a fifth, so that a message's content words decide.
+const lightShare = 0.2
+
 // proximityWindow is how many indexed terms after a message term its
 // successor in the message may come to count as near: the analyzers drop
 // particles, so "梅雨の期間" is indexed as adjacent terms, and a window of 2
@@ -232,6 +250,11 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 				ks = append(ks, key{a, i})
 			}
 		}
+		if r.lexicon != nil && r.opts.Forms {
+			for _, f := range r.lexicon.Forms(t) {
+				ks = append(ks, key{f, i})
+			}
+		}
 	}
 	slices.SortFunc(ks, func(a, b key) int { return strings.Compare(a.k, b.k) })
 	w.keys, w.owner = make([]string, len(ks)), make([]int, len(ks))
@@ -248,12 +271,20 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 		j, _ := slices.BinarySearch(uniq, k)
 		classDF[w.owner[i]] += df[j]
 	}
-	w.weights = make([]float64, len(w.terms))
-	for i := range w.terms {
-		if d := min(classDF[i], total); d > 0 {
+	w.weights, w.light, w.unseen = make([]float64, len(w.terms)), make([]bool, len(w.terms)), make([]bool, len(w.terms))
+	for i, t := range w.terms {
+		if d := min(classDF[i], total); d > 0 || r.opts.UnseenTerms {
 			w.weights[i] = math.Log(1 + float64(total)/float64(d+1))
-			w.sum += w.weights[i]
+			if d == 0 {
+				w.unseen[i] = true
+				w.weights[i] *= float64(total) / float64(total+youngStore)
+			}
 		}
+		if r.lexicon != nil && r.opts.LightTerms && r.lexicon.Light(t) {
+			w.light[i] = true
+			w.weights[i] *= lightShare
+		}
+		w.sum += w.weights[i]
 	}
 	if w.sum == 0 {
 		return nil, nil
@@ -284,14 +315,17 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 // the message's adjacent term pairs, a pair held when its second term follows
 // its first within proximityWindow terms (a held term that stands for two of
 // the message's, through a shared synonym, counts for the first in the pair
-// test). sc is reused from one call to the next.
+// test). Lacking is over the terms some episode holds: an unseen one every
+// candidate lacks alike. Light terms (Options.LightTerms) count, in coverage and in
+// proximity, only when the episode holds a content term of the message too.
+// sc is reused from one call to the next.
 func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 	sc.seen = slices.Grow(sc.seen[:0], len(w.terms))[:len(w.terms)]
 	sc.idx = slices.Grow(sc.idx[:0], len(held))[:len(held)]
 	seen, idx := sc.seen, sc.idx
 	clear(seen)
 	var m termMatch
-	got, pairs := 0.0, 0.0
+	got, light, pairs := 0.0, 0.0, 0.0
 	for p, t := range held {
 		idx[p] = -1
 		k, ok := slices.BinarySearch(w.keys, t)
@@ -302,20 +336,33 @@ func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 			}
 			if !seen[j] {
 				seen[j] = true
-				got += w.weights[j]
+				if j < len(w.light) && w.light[j] { // light is nil in a hand-made termWeights
+					light += w.weights[j]
+				} else {
+					got += w.weights[j]
+				}
 			}
 		}
+	}
+	content := got > 0
+	if content {
+		got += light
 	}
 	m.coverage = got / w.sum
 	top, missing := 0.0, 0.0
 	for j, wt := range w.weights {
+		if j < len(w.unseen) && w.unseen[j] {
+			continue // every candidate lacks it: it tells none apart
+		}
 		top = max(top, wt)
 		if !seen[j] {
 			missing = max(missing, wt)
 		}
 	}
-	m.lacking = missing / top // top > 0: sum > 0
-	if w.pairSum == 0 {
+	if top > 0 {
+		m.lacking = missing / top
+	}
+	if w.pairSum == 0 || !content {
 		return m
 	}
 	clear(seen) // now: the pair starting at j was found

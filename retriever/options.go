@@ -71,6 +71,23 @@ type Options struct {
 	// sibling), which the relevance model reads: a memory asked about in
 	// other words, and the sibling that is not what was asked.
 	Bridges bool
+	// UnseenTerms weighs a message term that no episode of the store holds
+	// as the rarest, idf = ln(1 + N/1), in term coverage: a word the memory
+	// never saw is evidence against every candidate, which lacks it. Off, such
+	// a term weighs nothing, and a message whose content words are all new
+	// is covered whole by a verb it shares ("来月の引っ越しどうなるかな" by an
+	// episode that holds なる).
+	UnseenTerms bool
+	// LightTerms lets the analyzer's function words and light verbs
+	// (tokenize.Lexicon.Light: なる, する, 了, 吗, 했어) weigh in term
+	// coverage only a fifth of their IDF, and only in an episode that holds
+	// one of the message's content terms too: alone they cover nothing.
+	LightTerms bool
+	// Forms lets a message term be held by an episode through the other
+	// index terms that stand for it (tokenize.Lexicon.Forms: a Korean
+	// one-syllable noun, 눈, and its forms with particles, 눈이, 눈은), in
+	// term coverage as synonyms are and in the BM25 query.
+	Forms bool
 	// Location is the person's time zone: the Filter.MaxAgeDays window starts
 	// at a local midnight in it, and time expressions ("昨日") name its
 	// days. nil is UTC, the reference's day numbers. A Request's Location
@@ -281,7 +298,8 @@ func ReferenceOptions() Options {
 // its scans made fast (docs/performance.md): a bounded embedding with BM25
 // alone when the embedder fails, the message first in Q2's BM25 query and
 // common and costly terms out of it, no echo of the recent turns, small talk
-// skipped, time-aware queries, synonyms in term coverage, and the default
+// skipped, time-aware queries, synonyms, unseen terms, light terms and
+// Korean forms in term coverage, and the default
 // ranking (rerank.DefaultOptions). It keeps the reference's context window
 // (taken before empty messages are dropped) but leaves roles other than the
 // user's and the assistant's out of it, and lets stored exchanges stand in
@@ -311,6 +329,9 @@ func DefaultOptions() Options {
 	o.SkipSmallTalk = true
 	o.Synonyms = true
 	o.Bridges = true
+	o.UnseenTerms = true
+	o.LightTerms = true
+	o.Forms = true
 	o.Rank = rerank.DefaultOptions()
 	return o
 }

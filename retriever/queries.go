@@ -395,9 +395,20 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]st
 		}
 		return terms
 	}
+	forms := func(t string) []string {
+		if r.lexicon == nil || !r.opts.Forms {
+			return nil
+		}
+		return r.lexicon.Forms(t)
+	}
 	if o.MaxRows <= 0 && o.MaxPostings <= 0 && o.MaxTermShare <= 0 {
 		for i, terms := range analyzed {
 			out[i] = cut(terms)
+			for _, t := range out[i] {
+				if f := forms(t); len(f) > 0 {
+					out[i] = append(slices.Clip(out[i]), f...) // never into analyzed's array
+				}
+			}
 		}
 		return out, nil
 	}
@@ -405,6 +416,9 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]st
 	for i, terms := range analyzed {
 		out[i] = slices.Clone(terms)
 		all = append(all, terms...)
+		for _, t := range terms {
+			all = append(all, forms(t)...)
+		}
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
@@ -453,6 +467,15 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]st
 			}
 		}
 		out[i] = cut(kept)
+		// A kept term's forms (Options.Forms: 눈 for 눈이, 눈은) join it
+		// when some episode holds them and they are not common.
+		for _, t := range out[i] {
+			for _, f := range forms(t) {
+				if n := freq(f); n > 0 && !(o.MaxTermShare > 0 && n > minCommonDocs && float64(n) > o.MaxTermShare*float64(total)) {
+					out[i] = append(out[i], f)
+				}
+			}
+		}
 	}
 	return out, nil
 }

@@ -227,6 +227,7 @@ type Retriever struct {
 	lexical      bool               // the store's embedder is lexical (embed.IsLexical): Rank.Fusion weighs its lists as such
 	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when Options.Synonyms and it has them
 	bridges      *thesaurus.Table   // the word relations, when Options.Bridges
+	lexicon      tokenize.Lexicon   // the analyzer's light terms and forms, when Options.LightTerms or Forms and it has them
 	contextTerms termCache          // analyzed context messages, see termCache
 	decision     string             // which relevance model decides, for whom it was fitted (Decision)
 }
@@ -310,6 +311,9 @@ func New(store Store, opts Options) (*Retriever, error) {
 		if r.bridges, err = thesaurus.Default(); err != nil {
 			return nil, fmt.Errorf("retriever: option Bridges: %w", err)
 		}
+	}
+	if lx, ok := store.Analyzer().(tokenize.Lexicon); ok && (opts.LightTerms || opts.Forms) {
+		r.lexicon = lx
 	}
 	return r, nil
 }

@@ -152,10 +152,21 @@ func (a cjkAnalyzer) analyze(text string, c *collector, query bool) lang.Languag
 }
 
 // trimParticle returns a Korean word of three or more syllables without its
-// last syllable when that is a particle or an ending (see analyze).
+// last syllable when that is a particle or an ending (see analyze), and a
+// word of two, a one-syllable noun and its particle, as the noun (눈은: 눈;
+// 비가, 집에, 물을), whose index forms Lexicon.Forms gives: its bigram 눈은
+// would miss 눈이. Two syllables are a noun and its particle only when the
+// particle is one the noun's last sound takes (nounParticle): 나이, 사과 and
+// 치고 stay whole.
 func trimParticle(run string) string {
 	last, size := utf8.DecodeLastRuneInString(run)
-	if utf8.RuneCountInString(run) < 3 || !strings.ContainsRune(particleEnds, last) {
+	switch n := utf8.RuneCountInString(run); {
+	case n == 2:
+		if first, _ := utf8.DecodeRuneInString(run); nounParticle(first, last) {
+			return run[:len(run)-size]
+		}
+		return run
+	case n < 3 || !strings.ContainsRune(particleEnds, last):
 		return run
 	}
 	return run[:len(run)-size]

@@ -178,8 +178,8 @@ func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	return out, nil
 }
 
-// cachedAnalyzer serves precomputed Index texts; Name, Terms, Names and
-// Synonyms are the inner analyzer's.
+// cachedAnalyzer serves precomputed Index texts; Name, Terms, Names,
+// Synonyms, Light and Forms are the inner analyzer's.
 type cachedAnalyzer struct {
 	tokenize.Analyzer
 	index map[string]string // read-only once built
@@ -207,6 +207,22 @@ func (c *cachedAnalyzer) Names(text string) []string {
 func (c *cachedAnalyzer) Synonyms(term string) []string {
 	if th, ok := c.Analyzer.(tokenize.Thesaurus); ok {
 		return th.Synonyms(term)
+	}
+	return nil
+}
+
+// Light passes the inner analyzer's light terms on (tokenize.Lexicon),
+// none when it has none.
+func (c *cachedAnalyzer) Light(term string) bool {
+	lx, ok := c.Analyzer.(tokenize.Lexicon)
+	return ok && lx.Light(term)
+}
+
+// Forms passes the inner analyzer's forms of a term on (tokenize.Lexicon),
+// none when it has none.
+func (c *cachedAnalyzer) Forms(term string) []string {
+	if lx, ok := c.Analyzer.(tokenize.Lexicon); ok {
+		return lx.Forms(term)
 	}
 	return nil
 }

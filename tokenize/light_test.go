@@ -1,0 +1,84 @@
+package tokenize
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestKoreanNounParticle: a query's one-syllable noun with its particle is
+// the noun (눈은: 눈), whose forms hold the index's bigram of any particle
+// (눈이); two syllables that are no noun and particle stay whole, and longer
+// words lose their particle as before.
+func TestKoreanNounParticle(t *testing.T) {
+	a := CJK2()
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"눈은 그쳤어?", []string{"눈", "그쳤", "쳤어"}},
+		{"눈이", []string{"눈"}},
+		{"가방은", []string{"가방"}},
+		{"비가", []string{"비"}},
+		{"집에", []string{"집"}},
+		{"차를", []string{"차"}},
+		{"물을", []string{"물"}},
+		{"물로", []string{"물"}},
+		{"나이", []string{"나이"}},         // 이 follows a consonant: no particle here
+		{"사과", []string{"사과"}},         // so does 과
+		{"치고", []string{"치고"}},         // 고 is an ending, not a noun's particle
+		{"있다", []string{"있다"}},         // nor is 다
+		{"3월에", []string{"3월"}},        // three characters, as before
+		{"학교에서", []string{"학교", "교에"}}, // as before
+	} {
+		if got := a.Terms(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("Terms(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	// The index is as it was: a name keeps its terms.
+	if got, want := a.Index("눈이 와서 비가"), "눈이 와서 비가"; got != want {
+		t.Errorf("Index = %q, want %q", got, want)
+	}
+	lx := a.(Lexicon)
+	for _, tt := range []struct {
+		term string
+		want []string
+	}{
+		{"눈", []string{"눈이", "눈은", "눈을", "눈과", "눈으", "눈에", "눈의", "눈도", "눈만"}},
+		{"비", []string{"비가", "비는", "비를", "비와", "비로", "비랑", "비에", "비의", "비도", "비만"}},
+		{"물", []string{"물이", "물은", "물을", "물과", "물로", "물에", "물의", "물도", "물만"}},
+		{"가방", nil},
+		{"猫", nil},
+		{"熱", nil},
+	} {
+		if got := lx.Forms(tt.term); !slices.Equal(got, tt.want) {
+			t.Errorf("Forms(%q) = %q, want %q", tt.term, got, tt.want)
+		}
+	}
+}
+
+// TestLight: function words and light verbs of the three languages are
+// light, by part of speech or by list; content words are not.
+func TestLight(t *testing.T) {
+	lx := CJK2().(Lexicon)
+	for _, tt := range []struct {
+		term string
+		want bool
+	}{
+		// Japanese: light verbs by list, the rest by part of speech
+		{"なる", true}, {"する", true}, {"ある", true}, {"いる", true}, {"できる", true}, {"思う", true}, {"言う", true},
+		{"こと", true}, {"これ", true}, {"この", true}, {"でも", true}, {"さん", true}, {"しまう", true},
+		{"熱", false}, {"病院", false}, {"引っ越し", false}, {"来月", false}, {"プレゼン", false}, {"資料", false}, {"下がる", false},
+		// Chinese: function characters and their bigrams
+		{"了", true}, {"吗", true}, {"的", true}, {"是", true}, {"好", true}, {"了吗", true}, {"我们", true},
+		{"吃饭", false}, {"医院", false}, {"考试", false}, {"猫", false}, {"自行", false},
+		// Korean: pronouns, light verbs and endings
+		{"했어", true}, {"하다", true}, {"있어", true}, {"나", true}, {"우리", true},
+		{"눈", false}, {"가방", false}, {"출근", false}, {"게임", false},
+		// English is left to its stop words
+		{"research", false}, {"", false},
+	} {
+		if got := lx.Light(tt.term); got != tt.want {
+			t.Errorf("Light(%q) = %v, want %v", tt.term, got, tt.want)
+		}
+	}
+}
