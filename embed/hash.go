@@ -121,6 +121,9 @@ func (h *Hash) Identity() Identity { return h.id }
 // Lexical reports true: Hash vectors are bags of character n-grams and words.
 func (h *Hash) Lexical() bool { return true }
 
+// IsHash reports whether id names a Hash embedder's vectors, lexical ones.
+func IsHash(id Identity) bool { return id.Name == hashName || id.Name == hashName+hashTermsSuffix }
+
 // Embed returns one L2-normalised vector of Dim values per text, in order. It
 // returns an error only when ctx is done (checked before every text) or h is
 // a zero-value Hash not made by NewHash.

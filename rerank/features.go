@@ -128,6 +128,21 @@ func bit(b bool) float64 {
 	return 0
 }
 
+// scaleFeatures are the features an embedder's scale sets: its raw cosine
+// and the cosine's lead over the others'.
+var scaleFeatures = []int{9, 25}
+
+// WithoutScale zeroes the features an embedder's scale sets in x, a row of
+// Features, keeping where its cosine stands among the candidates (its rank
+// and z-score), and returns it: the rows of the semantic model, which
+// decides for any semantic embedder (DefaultSemanticModel).
+func WithoutScale(x []float64) []float64 {
+	for _, i := range scaleFeatures {
+		x[i] = 0
+	}
+	return x
+}
+
 // vectorFeatures are the features an embedder sets: the cosine of the
 // message and the candidate, and its standing among the candidates'.
 var vectorFeatures = []int{9, 24, 25, 26, 27}

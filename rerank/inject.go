@@ -59,15 +59,27 @@ var lexicalModelJSON []byte
 // (retriever.New): a cosine of another embedder means another thing.
 var DefaultLexicalModel = sync.OnceValues(func() (*Model, error) { return LoadModel(lexicalModelJSON) })
 
+//go:embed model-semantic.json
+var semanticModelJSON []byte
+
+// DefaultSemanticModel returns the relevance model of semantic embedders:
+// fitted on the dev suites and the paraphrase labels (cmd/bench paraphrase)
+// with the learned word vectors of the haystack, without the features an
+// embedder's scale sets (WithoutScale; FittedFor is AnySemantic), so that it
+// reads how a candidate's cosine stands among the candidates' and not what
+// the cosine is. A retriever decides with it for a semantic store whose
+// embedder no shipped model was fitted for (retriever.ModelFor).
+var DefaultSemanticModel = sync.OnceValues(func() (*Model, error) { return LoadModel(semanticModelJSON) })
+
 // shippedModels are the models fitted for an embedder that the module ships
 // beside DefaultModel, in the order they are looked up.
 var shippedModels = []func() (*Model, error){}
 
 // Shipped reports whether m is one of the models the module ships
-// (DefaultModel, DefaultLexicalModel, ShippedModelFor's): a retriever
+// (DefaultModel, DefaultLexicalModel, DefaultSemanticModel, ShippedModelFor's): a retriever
 // lets it give way to the one that suits its store's embedder.
 func Shipped(m *Model) bool {
-	for _, f := range append([]func() (*Model, error){DefaultModel, DefaultLexicalModel}, shippedModels...) {
+	for _, f := range append([]func() (*Model, error){DefaultModel, DefaultLexicalModel, DefaultSemanticModel}, shippedModels...) {
 		if sm, err := f(); err == nil && sm == m {
 			return true
 		}

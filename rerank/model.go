@@ -140,6 +140,11 @@ func (m *Model) Encode() ([]byte, error) {
 // embedder's scale sets (WithoutVectors): it decides for any embedder.
 const AnyEmbedder = "any"
 
+// AnySemantic is the FittedFor of a model fitted without the features an
+// embedder's scale sets but with where its cosine stands (WithoutScale): it
+// decides for any semantic embedder, not for a lexical one.
+const AnySemantic = "any-semantic"
+
 // FittedFor returns the identity of the embedder the model was fitted for
 // (About["embedder"], as cmd/bench train records it; "hash-v1+w/256" for
 // DefaultModel), AnyEmbedder for an embedder-free model, "" when the model

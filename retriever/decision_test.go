@@ -73,15 +73,15 @@ func TestDecisionSuitsTheEmbedder(t *testing.T) {
 	if rerank.Shipped(given) || !rerank.Shipped(def) || !rerank.Shipped(lex) {
 		t.Fatal("Shipped must tell the module's models from a copy")
 	}
-	if m, _, err := retriever.ModelFor(given, "openai:bge-m3/1024"); !errors.Is(err, retriever.ErrModelEmbedder) || m != nil ||
+	if m, _, err := retriever.ModelFor(given, "openai:bge-m3/1024", false); !errors.Is(err, retriever.ErrModelEmbedder) || m != nil ||
 		!strings.Contains(err.Error(), def.FittedFor()) || !strings.Contains(err.Error(), "openai:bge-m3/1024") {
 		t.Errorf("a given model for another embedder: %v, %v; want an error naming both", m, err)
 	}
-	if m, _, err := retriever.ModelFor(given, def.FittedFor()); err != nil || m != given {
+	if m, _, err := retriever.ModelFor(given, def.FittedFor(), true); err != nil || m != given {
 		t.Errorf("a given model for the store's embedder: %v, %v", m, err)
 	}
 	// The rules decide when there is no model, for any embedder.
-	if _, what, err := retriever.ModelFor(nil, "openai:x/768"); err != nil || !strings.HasPrefix(what, "rules") {
+	if _, what, err := retriever.ModelFor(nil, "openai:x/768", false); err != nil || !strings.HasPrefix(what, "rules") {
 		t.Errorf("no model: %q, %v", what, err)
 	}
 	// The embedder-free model never reads the cosine.

@@ -325,7 +325,7 @@ func (r *Retriever) chooseModel() error {
 	if e := r.store.Embedder(); e != nil {
 		id = e.Identity().String()
 	}
-	m, what, err := ModelFor(r.opts.Rank.Inject.Model, id)
+	m, what, err := ModelFor(r.opts.Rank.Inject.Model, id, r.lexical)
 	if err != nil {
 		return fmt.Errorf("retriever: %w", err)
 	}
@@ -338,18 +338,21 @@ func (r *Retriever) chooseModel() error {
 var ErrModelEmbedder = errors.New("the relevance model given was fitted for another embedder")
 
 // ModelFor returns the relevance model that decides for a store whose
-// embedder's identity is id, and says which it is. A nil m (the rules
-// decide) stays nil. A model the module ships (rerank.Shipped: the preset's)
-// gives way to the shipped model fitted for id, else to the embedder-free
-// rerank.DefaultLexicalModel, since a model fitted on one embedder's
-// cosines reads another's on the wrong scale. Any other model, one fitted by
-// bench train and given, must suit id (rerank.Model.Suits): one fitted for
-// another embedder is an error naming both. An unknown embedder ("") keeps m.
-func ModelFor(m *rerank.Model, id string) (*rerank.Model, string, error) {
+// embedder's identity is id (lexical: embed.IsLexical), and says which it
+// is. A nil m (the rules decide) stays nil. A model the module ships
+// (rerank.Shipped: the preset's) gives way to the shipped model fitted for
+// id, else for a semantic embedder to rerank.DefaultSemanticModel (which
+// reads where a cosine stands, not its scale), else to the embedder-free
+// rerank.DefaultLexicalModel: a model fitted on one embedder's cosines reads
+// another's on the wrong scale. Any other model, one fitted by bench train
+// and given, must suit id (fitted for it, for any embedder, or for any
+// semantic one and id is not lexical): one fitted for another embedder is
+// an error naming both. An unknown embedder ("") keeps m.
+func ModelFor(m *rerank.Model, id string, lexical bool) (*rerank.Model, string, error) {
 	switch {
 	case m == nil:
 		return nil, "rules (no relevance model)", nil
-	case m.Suits(id) || id == "":
+	case m.Suits(id) || id == "" || m.FittedFor() == rerank.AnySemantic && !lexical:
 		return m, "relevance model fitted for " + cmp.Or(m.FittedFor(), "an embedder it does not name"), nil
 	case !rerank.Shipped(m):
 		return nil, "", fmt.Errorf("%w: it was fitted for %s, the store's embedder is %s: fit one for it (bench train -embedder … -o FILE) or give none", ErrModelEmbedder, m.FittedFor(), id)
@@ -359,11 +362,15 @@ func ModelFor(m *rerank.Model, id string) (*rerank.Model, string, error) {
 	} else if sm != nil {
 		return sm, "relevance model fitted for " + sm.FittedFor(), nil
 	}
-	lm, err := rerank.DefaultLexicalModel()
-	if err != nil {
-		return nil, "", fmt.Errorf("the embedder-free model: %w", err)
+	fallback, what := rerank.DefaultLexicalModel, "embedder-free relevance model"
+	if !lexical {
+		fallback, what = rerank.DefaultSemanticModel, "semantic-embedder relevance model"
 	}
-	return lm, fmt.Sprintf("embedder-free relevance model (the model given was fitted for %s, the store's embedder is %s)", m.FittedFor(), id), nil
+	fm, err := fallback()
+	if err != nil {
+		return nil, "", fmt.Errorf("the %s: %w", what, err)
+	}
+	return fm, fmt.Sprintf("%s (the model given was fitted for %s, the store's embedder is %s)", what, m.FittedFor(), id), nil
 }
 
 // Decision says what decides what is injected: the rules, or which

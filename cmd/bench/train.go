@@ -56,7 +56,7 @@ type trainFlags struct {
 	out, skip, thresholds, plotPath, rows string
 	top, trees, depth, maxPicks           int
 	level                                 float64
-	lexical, leaveOut                     bool
+	lexical, semantic, leaveOut           bool
 }
 
 // register declares the flags on fs.
@@ -72,6 +72,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.maxPicks, "max-picks", rerank.DefaultInjectMaxPicks, "the most candidates a retrieval injects (rerank.Inject.MaxPicks; 0: Selection.MaxResults)")
 	fs.StringVar(&t.plotPath, "plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
 	fs.BoolVar(&t.lexical, "lexical", false, "fit the embedder-free model: without the vector score (cosine), for stores whose embedder is not the one a model was fitted for (rerank.DefaultLexicalModel)")
+	fs.BoolVar(&t.semantic, "semantic", false, "fit the semantic-embedder model: where the cosine stands among the candidates, not its scale (cos_rank, cos_z), for a semantic store whose embedder no model was fitted for (rerank.DefaultSemanticModel); fit it with a semantic -embedder")
 	fs.BoolVar(&t.leaveOut, "leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
 	fs.StringVar(&t.rows, "rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
 }
@@ -149,6 +150,12 @@ func parseTrain(args []string, stderr io.Writer) (*training, error) {
 	if t.emb, err = t.f.emb.embedder(); err != nil {
 		return nil, err
 	}
+	switch {
+	case t.lexical && t.semantic:
+		return nil, fmt.Errorf("%w: -lexical and -semantic: a model is fitted for one of them", errUsage)
+	case t.semantic && embed.IsLexical(t.emb):
+		return nil, fmt.Errorf("%w: -semantic: the embedder %s is lexical; fit with a semantic one (-embedder terms, static or openai)", errUsage, t.emb.Identity())
+	}
 	return t, nil
 }
 
@@ -203,8 +210,11 @@ func (t *training) query(suite string, q dataset.Query, byPerson bool, res retri
 	tq.unknown = res.Trace.UnknownNames
 	for j := range tq.ranked {
 		x := rerank.Features(res.Ranked, j, res.Signals, nil)
-		if t.lexical {
+		switch {
+		case t.lexical:
 			x = rerank.WithoutVectors(x)
+		case t.semantic:
+			x = rerank.WithoutScale(x)
 		}
 		tq.xs = append(tq.xs, x)
 		y := 0.0
@@ -292,8 +302,12 @@ func (t *training) saveModel(stdout io.Writer, args []string) error {
 	m.About = map[string]any{"command": "bench train " + strings.Join(args, " "), "commit": commit(), "suites": t.dirs,
 		"split":   "half of each suite's people (by an FNV hash of the suite and the person; by query position when a suite has fewer than 8 people)",
 		"skipped": t.skip, "top": t.top, "trees": t.fo.Trees, "depth": t.fo.Depth, "candidates": t.candidates, "held_back_ece": t.ece, "embedder": t.emb.Identity().String()}
-	if t.lexical {
+	switch {
+	case t.lexical:
 		m.About["embedder"] = rerank.AnyEmbedder
+		m.About["fitted_with"] = t.emb.Identity().String()
+	case t.semantic:
+		m.About["embedder"] = rerank.AnySemantic
 		m.About["fitted_with"] = t.emb.Identity().String()
 	}
 	if t.out == "" {

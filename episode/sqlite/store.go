@@ -73,6 +73,9 @@ type recorded struct{ id embed.Identity }
 
 func (r recorded) Identity() embed.Identity { return r.id }
 
+// Lexical reports whether the recorded embedder is the lexical hash one.
+func (r recorded) Lexical() bool { return embed.IsHash(r.id) }
+
 func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
 	return nil, fmt.Errorf("%w: the store was opened without its embedder %s", ErrNoEmbedder, r.id)
 }

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ikawaha/kagome-dict/ipa"
@@ -398,10 +399,7 @@ func (g *generator) ask(cat string, p *person, m memory, n string) (string, bool
 	case "paraphrase", "kind-of":
 		var words []string
 		if cat == "paraphrase" {
-			words = slices.Clone(th.Equivalents(n))
-			if g.o.Synonyms != nil {
-				words = append(words, g.o.Synonyms(n)...)
-			}
+			words = g.equivalents(n)
 		} else {
 			words = slices.Clone(th.Kinds(n))
 		}
@@ -428,6 +426,62 @@ func (g *generator) ask(cat string, p *person, m memory, n string) (string, bool
 		}
 	}
 	return "", false
+}
+
+// maxEquivalents is the most equivalents the thesaurus may give a word for
+// them to be asked by: a word with more is one of many senses (主人: head,
+// chief, owner, …), and most of its equivalents are of another sense.
+const maxEquivalents = 3
+
+// equivalents returns the words a paraphrase may ask by instead of n:
+// SudachiDict's synonyms in Japanese script that are not n's reading
+// (シュジン for 主人 is no one's spelling), and the thesaurus's
+// equivalents of a word that has few.
+func (g *generator) equivalents(n string) []string {
+	var out []string
+	if g.o.Synonyms != nil {
+		reading := g.reading(n)
+		for _, w := range g.o.Synonyms(n) {
+			if japanese(w) && w != reading && w != kanaToHiragana(reading) {
+				out = append(out, w)
+			}
+		}
+	}
+	if eq := g.o.Thesaurus.Equivalents(n); len(eq) <= maxEquivalents {
+		out = append(out, eq...)
+	}
+	return out
+}
+
+// reading returns n's reading in katakana as the IPA dictionary gives it
+// ("" when n is not one word of it).
+func (g *generator) reading(n string) string {
+	toks := g.tok.Tokenize(n)
+	if len(toks) != 1 {
+		return ""
+	}
+	r, _ := toks[0].Reading()
+	return r
+}
+
+// japanese reports whether w is written in Japanese script only.
+func japanese(w string) bool {
+	for _, r := range w {
+		if !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) && r != 'ー' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// kanaToHiragana returns katakana s in hiragana.
+func kanaToHiragana(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'ァ' && r <= 'ヶ' {
+			return r - 'ァ' + 'ぁ'
+		}
+		return r
+	}, s)
 }
 
 // foreign reports whether w names nothing of the person's memory: none of

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/retriever"
@@ -80,7 +81,7 @@ func StoreStats(ctx context.Context, path string, store *sqlite.Store, o retriev
 	js := StatsOf(path, st)
 	u := o.Filter.Unsearched(classes)
 	js.Unsearched = &u
-	if _, js.Decision, err = retriever.ModelFor(o.Rank.Inject.Model, st.Embedder.String()); err != nil {
+	if _, js.Decision, err = retriever.ModelFor(o.Rank.Inject.Model, st.Embedder.String(), embed.IsLexical(store.Embedder())); err != nil {
 		return Stats{}, err
 	}
 	return js, nil
