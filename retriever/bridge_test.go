@@ -3,6 +3,7 @@
 package retriever_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/omoide/omoide/retriever"
@@ -56,5 +57,38 @@ func TestBridges(t *testing.T) {
 				t.Errorf("%q: %q is no candidate", tt.text, tt.of)
 			}
 		})
+	}
+}
+
+// TestEquivalents: with Options.Equivalents the BM25 query of a message
+// with kana holds its terms' equivalents that some episode holds
+// (アルバイト for バイト), so the memory said in other words is a candidate
+// of the full-text search; without, or for a message without kana, not.
+func TestEquivalents(t *testing.T) {
+	s := newStore(t, tokenize.CJK2())
+	add(t, s,
+		ep("mika", "駅前でアルバイトを始めたよ", "どんなお店？", 30),
+		ep("mika", "雨で洗濯物が乾かない", "部屋干しだね", 10),
+	)
+	on := retriever.DefaultOptions()
+	off := on
+	off.Equivalents = false
+	for _, tt := range []struct {
+		name string
+		opts retriever.Options
+		text string
+		want bool
+	}{
+		{"on", on, "バイトは最近どうなの？", true},
+		{"off", off, "バイトは最近どうなの？", false},
+		{"no kana", on, "打工", false},
+	} {
+		res, err := newRetriever(t, s, tt.opts).Retrieve(ctx, retriever.Request{User: "mika", Text: tt.text, Recent: []retriever.Message{}, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(strings.Join(res.Trace.BM25Match, " "), "アルバイト"); got != tt.want {
+			t.Errorf("%s: %q searches %q; want アルバイト in it: %v", tt.name, tt.text, res.Trace.BM25Match, tt.want)
+		}
 	}
 }

@@ -32,7 +32,7 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 		if rt.cover, err = rt.termWeights(ctx, terms); err != nil {
 			return err
 		}
-		if kana, _, _, _ := lang.Shares(rt.text); rt.bridges != nil && kana > 0 {
+		if kana, _, _, _ := lang.Shares(rt.text); rt.bridges != nil && rt.opts.Bridges && kana > 0 {
 			rt.bridge = newBridgeWords(rt.bridges, terms)
 		}
 	}

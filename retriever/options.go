@@ -71,6 +71,12 @@ type Options struct {
 	// sibling), which the relevance model reads: a memory asked about in
 	// other words, and the sibling that is not what was asked.
 	Bridges bool
+	// Equivalents adds to the BM25 query of a message with kana the
+	// equivalents package thesaurus gives each of its terms
+	// (thesaurus.Table.Synonyms: バイト for アルバイト), when some episode holds
+	// them: a memory said in other words becomes a candidate, which the
+	// relevance model may trust through Parts.Bridge.
+	Equivalents bool
 	// UnseenTerms weighs a message term that no episode of the store holds
 	// as the rarest, idf = ln(1 + N/1), in term coverage: a word the memory
 	// never saw is evidence against every candidate, which lacks it. Off, such
@@ -329,6 +335,7 @@ func DefaultOptions() Options {
 	o.SkipSmallTalk = true
 	o.Synonyms = true
 	o.Bridges = true
+	o.Equivalents = true
 	o.UnseenTerms = true
 	o.LightTerms = true
 	o.Forms = true

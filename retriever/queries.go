@@ -100,7 +100,8 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 	tr.Queries = rt.q.texts
 	if r.opts.BM25.K > 0 {
 		var err error
-		if rt.terms, err = r.queryTerms(ctx, req.User, rt.q.terms); err != nil {
+		kana, _, _, _ := lang.Shares(rt.text)
+		if rt.terms, err = r.queryTerms(ctx, req.User, rt.q.terms, kana > 0); err != nil {
 			return nil, err
 		}
 		tr.BM25Match = make([]string, len(rt.terms))
@@ -385,8 +386,9 @@ const (
 // every row an OR query matches; the common terms this drops (particles such
 // as の or て, words the person says every day) match most rows while weighing
 // least in bm25. That bounds BM25's work however many episodes the store and
-// the person hold.
-func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]string) ([][]string, error) {
+// the person hold. A term's forms and, for a message with kana (kana), its
+// equivalents join it (Options.Forms, Options.Equivalents).
+func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]string, kana bool) ([][]string, error) {
 	o := r.opts.BM25
 	out := make([][]string, len(analyzed))
 	cut := func(terms []string) []string {
@@ -396,10 +398,14 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]st
 		return terms
 	}
 	forms := func(t string) []string {
-		if r.lexicon == nil || !r.opts.Forms {
-			return nil
+		var f []string
+		if r.lexicon != nil && r.opts.Forms {
+			f = r.lexicon.Forms(t)
 		}
-		return r.lexicon.Forms(t)
+		if kana && r.bridges != nil && r.opts.Equivalents {
+			f = append(slices.Clip(f), r.bridges.Synonyms(t)...)
+		}
+		return f
 	}
 	if o.MaxRows <= 0 && o.MaxPostings <= 0 && o.MaxTermShare <= 0 {
 		for i, terms := range analyzed {

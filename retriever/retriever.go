@@ -226,7 +226,7 @@ type Retriever struct {
 	opts         Options
 	lexical      bool               // the store's embedder is lexical (embed.IsLexical): Rank.Fusion weighs its lists as such
 	thesaurus    tokenize.Thesaurus // the analyzer's synonyms, when Options.Synonyms and it has them
-	bridges      *thesaurus.Table   // the word relations, when Options.Bridges
+	bridges      *thesaurus.Table   // the word relations, when Options.Bridges or Equivalents
 	lexicon      tokenize.Lexicon   // the analyzer's light terms and forms, when Options.LightTerms or Forms and it has them
 	contextTerms termCache          // analyzed context messages, see termCache
 	decision     string             // which relevance model decides, for whom it was fitted (Decision)
@@ -306,10 +306,10 @@ func New(store Store, opts Options) (*Retriever, error) {
 		}
 		r.thesaurus = th
 	}
-	if opts.Bridges {
+	if opts.Bridges || opts.Equivalents {
 		var err error
 		if r.bridges, err = thesaurus.Default(); err != nil {
-			return nil, fmt.Errorf("retriever: option Bridges: %w", err)
+			return nil, fmt.Errorf("retriever: options Bridges and Equivalents: %w", err)
 		}
 	}
 	if lx, ok := store.Analyzer().(tokenize.Lexicon); ok && (opts.LightTerms || opts.Forms) {

@@ -1093,7 +1093,8 @@ func TestProximity(t *testing.T) {
 
 // TestSynonyms: an episode that spells the message's words otherwise
 // (子ども for 子供, ステッカー for シール) holds all of them with Synonyms,
-// and only some without.
+// and only some without. (All but what no episode holds: てる, which counts
+// against every candidate alike, Options.UnseenTerms.)
 func TestSynonyms(t *testing.T) {
 	s := newStore(t, nil)
 	ids := add(t, s,
@@ -1119,8 +1120,8 @@ func TestSynonyms(t *testing.T) {
 			t.Errorf("synonyms on: the sticker episode is not the first pick: %+v", res.Hits)
 		}
 	}
-	if covers[true] != 1 || covers[false] >= 0.8 {
-		t.Errorf("coverage without synonyms %v, with %v: want every word of the message held only with them", covers[false], covers[true])
+	if covers[true] < 0.9 || covers[false] >= 0.8 || covers[true]-covers[false] < 0.3 {
+		t.Errorf("coverage without synonyms %v, with %v: want every word of the message the store holds held only with them", covers[false], covers[true])
 	}
 }
 

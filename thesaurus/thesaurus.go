@@ -165,6 +165,20 @@ func (t *Table) Equivalents(w string) []string {
 	return t.namesOf(t.reached(i, own, t.ownOff, t.own), i, nil)
 }
 
+// MaxSynonyms is the most equivalents a word may have for Synonyms to give
+// them: a word with more is one of many senses (主人: head, chief, owner,
+// master, …), and most of its equivalents are of another sense.
+const MaxSynonyms = 3
+
+// Synonyms returns the equivalents of w when it has at most MaxSynonyms of
+// them, the ones that stand for it; nil otherwise.
+func (t *Table) Synonyms(w string) []string {
+	if eq := t.Equivalents(w); len(eq) <= MaxSynonyms {
+		return eq
+	}
+	return nil
+}
+
 // Kinds returns the words w is a kind of: the words of its hypernyms, the
 // nearest first (then sorted), without w and its equivalents; nil when it
 // has none or the table does not know w.

@@ -39,8 +39,21 @@ func runParaphrase(_ context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	st, n, err := writeParaphrase(*haystack, *out, o, keep, *syn, "bench paraphrase "+strings.Join(args, " "))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d people of %d speakers, %d episodes, %d queries (%s)\n", *out, st.People, st.Speakers, st.Episodes, n, categoryCounts(st))
+	return nil
+}
+
+// writeParaphrase makes a suite of paraphrase labels from the haystack's
+// exchanges (only the speakers keep lists, when not nil) and writes it to
+// out: episodes.jsonl, queries.jsonl and a README saying how (command) and
+// under which licences. It returns what was made and the number of queries.
+func writeParaphrase(haystack, out string, o paraphrase.Options, keep map[string]bool, synonyms bool, command string) (paraphrase.Stats, int, error) {
 	var exchanges []dataset.Episode
-	err = dataset.EachInFile(*haystack, func(e dataset.Episode) error {
+	err := dataset.EachInFile(haystack, func(e dataset.Episode) error {
 		if e.User == "" {
 			return errors.New("an exchange with no user")
 		}
@@ -50,38 +63,39 @@ func runParaphrase(_ context.Context, args []string, stdout, stderr io.Writer) e
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("-haystack: %w", err)
+		return paraphrase.Stats{}, 0, fmt.Errorf("-haystack: %w", err)
 	}
 	if o.Thesaurus, err = thesaurus.Default(); err != nil {
-		return err
+		return paraphrase.Stats{}, 0, err
 	}
-	if *syn {
+	if synonyms {
 		o.Synonyms = synonym.Of
 	}
 	eps, qs, st, err := paraphrase.Generate(exchanges, o)
 	if err != nil {
-		return err
+		return st, 0, err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return st, 0, err
 	}
-	if err := writeJSONL(filepath.Join(*out, "episodes.jsonl"), eps); err != nil {
-		return err
+	if err := writeJSONL(filepath.Join(out, "episodes.jsonl"), eps); err != nil {
+		return st, 0, err
 	}
-	if err := writeJSONL(filepath.Join(*out, "queries.jsonl"), qs); err != nil {
-		return err
+	if err := writeJSONL(filepath.Join(out, "queries.jsonl"), qs); err != nil {
+		return st, 0, err
 	}
+	readme := fmt.Sprintf(paraphraseReadme, command, commit(), st.People, st.Episodes, len(qs), categoryCounts(st))
+	return st, len(qs), os.WriteFile(filepath.Join(out, "README.md"), []byte(readme), 0o644)
+}
+
+// categoryCounts says how many queries of each category st counts, sorted.
+func categoryCounts(st paraphrase.Stats) string {
 	cats := make([]string, 0, len(st.Queries))
 	for c, n := range st.Queries {
 		cats = append(cats, fmt.Sprintf("%s %d", c, n))
 	}
 	slices.Sort(cats)
-	readme := fmt.Sprintf(paraphraseReadme, "bench paraphrase "+strings.Join(args, " "), commit(), st.People, st.Episodes, len(qs), strings.Join(cats, ", "))
-	if err := os.WriteFile(filepath.Join(*out, "README.md"), []byte(readme), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: %d people of %d speakers, %d episodes, %d queries (%s)\n", *out, st.People, st.Speakers, st.Episodes, len(qs), strings.Join(cats, ", "))
-	return nil
+	return strings.Join(cats, ", ")
 }
 
 // speakerList reads a file of speaker names, one a line; nil for "".
@@ -116,4 +130,3 @@ al., PACLIC 2023): this suite is an adaptation of it under CC BY-SA 4.0. Never t
 impersonate them. The questions' words come from package thesaurus (JMdict/EDICT of the EDRDG, CC BY-SA 3.0, and
 Princeton WordNet 3.0) and package synonym (SudachiDict, Apache License 2.0).
 `
-

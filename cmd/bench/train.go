@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode/sqlite"
+	"github.com/omoide/omoide/internal/paraphrase"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
 )
@@ -56,7 +58,7 @@ type trainFlags struct {
 	out, skip, thresholds, plotPath, rows string
 	top, trees, depth, maxPicks           int
 	level                                 float64
-	lexical, semantic, leaveOut           bool
+	lexical, semantic, leaveOut, para     bool
 }
 
 // register declares the flags on fs.
@@ -73,6 +75,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.plotPath, "plot", "", "draw the held-back reliability diagram (SVG, PNG or PDF by the name) to this `file`")
 	fs.BoolVar(&t.lexical, "lexical", false, "fit the embedder-free model: without the vector score (cosine), for stores whose embedder is not the one a model was fitted for (rerank.DefaultLexicalModel)")
 	fs.BoolVar(&t.semantic, "semantic", false, "fit the semantic-embedder model: where the cosine stands among the candidates, not its scale (cos_rank, cos_z), for a semantic store whose embedder no model was fitted for (rerank.DefaultSemanticModel); fit it with a semantic -embedder")
+	fs.BoolVar(&t.para, "paraphrase", false, "also fit on paraphrase labels made now from -haystack (bench paraphrase, default options): questions in other words, siblings, unrelated topics; the way to calibrate for a semantic embedder with no labels of your own")
 	fs.BoolVar(&t.leaveOut, "leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
 	fs.StringVar(&t.rows, "rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
 }
@@ -95,12 +98,16 @@ type training struct {
 	ece        float64        // of the held-back half
 	cells      []decisionCell // the held-back half's decisions
 	loso       []decisionCell // -leave-out's
+	cleanup    func()         // removes what -paraphrase wrote
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	t, err := parseTrain(args, stderr)
 	if err != nil {
 		return err
+	}
+	if t.cleanup != nil {
+		defer t.cleanup()
 	}
 	start := time.Now()
 	if err := t.load(ctx, stderr); err != nil {
@@ -155,6 +162,20 @@ func parseTrain(args []string, stderr io.Writer) (*training, error) {
 		return nil, fmt.Errorf("%w: -lexical and -semantic: a model is fitted for one of them", errUsage)
 	case t.semantic && embed.IsLexical(t.emb):
 		return nil, fmt.Errorf("%w: -semantic: the embedder %s is lexical; fit with a semantic one (-embedder terms, static or openai)", errUsage, t.emb.Identity())
+	}
+	if t.para {
+		dir, err := os.MkdirTemp("", "omoide-paraphrase-")
+		if err != nil {
+			return nil, err
+		}
+		t.cleanup = func() { os.RemoveAll(dir) }
+		st, n, err := writeParaphrase(t.f.haystack, filepath.Join(dir, "paraphrase"), paraphrase.Options{}, nil, true, "bench train -paraphrase")
+		if err != nil {
+			t.cleanup()
+			return nil, fmt.Errorf("-paraphrase: %w", err)
+		}
+		fmt.Fprintf(stderr, "paraphrase labels: %d people, %d episodes, %d queries (%s)\n", st.People, st.Episodes, n, categoryCounts(st))
+		t.dirs = append(t.dirs, filepath.Join(dir, "paraphrase"))
 	}
 	return t, nil
 }

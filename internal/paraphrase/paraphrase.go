@@ -42,7 +42,7 @@ import (
 type Thesaurus interface {
 	Has(w string) bool
 	Relate(a, b string) thesaurus.Relation
-	Equivalents(w string) []string
+	Synonyms(w string) []string
 	Kinds(w string) []string
 	Siblings(w string) []string
 }
@@ -428,15 +428,10 @@ func (g *generator) ask(cat string, p *person, m memory, n string) (string, bool
 	return "", false
 }
 
-// maxEquivalents is the most equivalents the thesaurus may give a word for
-// them to be asked by: a word with more is one of many senses (主人: head,
-// chief, owner, …), and most of its equivalents are of another sense.
-const maxEquivalents = 3
-
 // equivalents returns the words a paraphrase may ask by instead of n:
 // SudachiDict's synonyms in Japanese script that are not n's reading
 // (シュジン for 主人 is no one's spelling), and the thesaurus's
-// equivalents of a word that has few.
+// equivalents of a word that has few (thesaurus.Table.Synonyms).
 func (g *generator) equivalents(n string) []string {
 	var out []string
 	if g.o.Synonyms != nil {
@@ -447,10 +442,7 @@ func (g *generator) equivalents(n string) []string {
 			}
 		}
 	}
-	if eq := g.o.Thesaurus.Equivalents(n); len(eq) <= maxEquivalents {
-		out = append(out, eq...)
-	}
-	return out
+	return append(out, g.o.Thesaurus.Synonyms(n)...)
 }
 
 // reading returns n's reading in katakana as the IPA dictionary gives it

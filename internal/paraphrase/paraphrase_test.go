@@ -28,7 +28,9 @@ func (f fakeThesaurus) words() []string {
 	return out
 }
 
-func (f fakeThesaurus) Has(w string) bool { return slices.Contains(f.words(), w) || slices.Contains(plain, w) }
+func (f fakeThesaurus) Has(w string) bool {
+	return slices.Contains(f.words(), w) || slices.Contains(plain, w)
+}
 func (f fakeThesaurus) Relate(a, b string) thesaurus.Relation {
 	switch {
 	case a == b || slices.Contains(f.eq[a], b) || slices.Contains(f.eq[b], a):
@@ -41,6 +43,7 @@ func (f fakeThesaurus) Relate(a, b string) thesaurus.Relation {
 	return thesaurus.None
 }
 func (f fakeThesaurus) Equivalents(w string) []string { return f.eq[w] }
+func (f fakeThesaurus) Synonyms(w string) []string    { return f.eq[w] }
 func (f fakeThesaurus) Kinds(w string) []string       { return f.kinds[w] }
 func (f fakeThesaurus) Siblings(w string) []string    { return f.sib[w] }
 
