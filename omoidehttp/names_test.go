@@ -191,21 +191,21 @@ func TestHeaderWireForm(t *testing.T) {
 	n.add(t, "はるか", "h1", "はるかの秘密はあおぞらペンギン")
 	n.add(t, "%E3%81%AF%E3%82%8B%E3%81%8B", "x1", "もう一人の秘密")
 	wire := omoidehttp.EncodeUser("はるか")
-	code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密","recent":[]}`)
+	code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密のペンギンって何だっけ？","recent":[]}`)
 	if code != 200 || !strings.Contains(fmt.Sprint(out.Hits), "はるかの秘密") || strings.Contains(fmt.Sprint(out.Hits), "もう一人") {
 		t.Fatalf("はるか by the header's wire form: %d %v", code, out)
 	}
-	if code, out := n.raw(t, "POST", "/v1/users/"+url.PathEscape("はるか")+"/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密","recent":[]}`); code != 200 {
+	if code, out := n.raw(t, "POST", "/v1/users/"+url.PathEscape("はるか")+"/retrieve", map[string]string{omoidehttp.UserHeader: wire}, `{"text":"秘密のペンギンって何だっけ？","recent":[]}`); code != 200 {
 		t.Errorf("path and header naming はるか each in its form: %d %v", code, out)
 	}
 	for _, v := range []string{"はるか", strings.ToLower(wire)} {
-		code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: v}, `{"text":"秘密","recent":[]}`)
+		code, out := n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: v}, `{"text":"秘密のペンギンって何だっけ？","recent":[]}`)
 		if code != 400 || !strings.Contains(out.Error, wire) {
 			t.Errorf("header %q: %d %v, want 400 naming %s", v, code, out, wire)
 		}
 	}
 	// The person literally named %E3%81%AF… is sent as %25E3…: not はるか.
-	code, out = n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser("%E3%81%AF%E3%82%8B%E3%81%8B")}, `{"text":"秘密","recent":[]}`)
+	code, out = n.raw(t, "POST", "/v1/retrieve", map[string]string{omoidehttp.UserHeader: omoidehttp.EncodeUser("%E3%81%AF%E3%82%8B%E3%81%8B")}, `{"text":"秘密のペンギンって何だっけ？","recent":[]}`)
 	if code != 200 || strings.Contains(fmt.Sprint(out.Hits), "はるかの") {
 		t.Errorf("the person named like an encoding: %d %v", code, out)
 	}

@@ -71,9 +71,19 @@ var semanticModelJSON []byte
 // embedder no shipped model was fitted for (retriever.ModelFor).
 var DefaultSemanticModel = sync.OnceValues(func() (*Model, error) { return LoadModel(semanticModelJSON) })
 
+//go:embed model-terms.json
+var termsModelJSON []byte
+
+// TermsModel returns the relevance model fitted for the word vectors that
+// "omoide learn" writes from the haystack (RealPersonaChat) with its default
+// flags, deterministically the same file (its fingerprint in FittedFor): a
+// store built with them (-embedder terms) is decided for by it
+// (ShippedModelFor).
+var TermsModel = sync.OnceValues(func() (*Model, error) { return LoadModel(termsModelJSON) })
+
 // shippedModels are the models fitted for an embedder that the module ships
 // beside DefaultModel, in the order they are looked up.
-var shippedModels = []func() (*Model, error){}
+var shippedModels = []func() (*Model, error){TermsModel}
 
 // Shipped reports whether m is one of the models the module ships
 // (DefaultModel, DefaultLexicalModel, DefaultSemanticModel, ShippedModelFor's): a retriever

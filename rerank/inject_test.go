@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -210,5 +211,53 @@ func TestDecide(t *testing.T) {
 	}
 	if picks, why := o.Decide(scored, nil, nil); len(picks) != 1 || why != "" || picks[0].Probability != 0 {
 		t.Errorf("rules: picks %+v, declined %q: want the first alone (Medium 0.6)", picks, why)
+	}
+}
+
+// TestShippedModels: each shipped model loads, says what it was fitted for,
+// and ShippedModelFor finds the one fitted for an embedder (the hash one,
+// the haystack's learned vectors) and none for any other; the embedder-free
+// and semantic models are fitted for kinds of embedder, not for one.
+func TestShippedModels(t *testing.T) {
+	def, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, err := TermsModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sem, err := DefaultSemanticModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := DefaultLexicalModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(terms.FittedFor(), "terms:") || sem.FittedFor() != AnySemantic || lex.FittedFor() != AnyEmbedder {
+		t.Fatalf("fitted for: terms %q, semantic %q, lexical %q", terms.FittedFor(), sem.FittedFor(), lex.FittedFor())
+	}
+	for _, tt := range []struct {
+		id   string
+		want *Model
+	}{
+		{def.FittedFor(), def},
+		{terms.FittedFor(), terms},
+		{"terms:0000000000000000+cjk2/256", nil},
+		{AnySemantic, nil},
+		{"openai:bge-m3/1024", nil},
+	} {
+		if got, err := ShippedModelFor(tt.id); err != nil || got != tt.want {
+			t.Errorf("ShippedModelFor(%q) = %p, %v; want %p", tt.id, got, err, tt.want)
+		}
+	}
+	// the semantic model never reads an embedder's scale
+	for _, tr := range sem.Trees {
+		for _, n := range tr.Nodes {
+			if n.Feature >= 0 && slices.Contains(scaleFeatures, n.Feature) {
+				t.Fatalf("the semantic model splits on %s", FeatureNames[n.Feature])
+			}
+		}
 	}
 }
