@@ -473,13 +473,19 @@ func (r *Retriever) queryTerms(ctx context.Context, user string, analyzed [][]st
 			}
 		}
 		out[i] = cut(kept)
-		// A kept term's forms (Options.Forms: 눈 for 눈이, 눈은) join it
-		// when some episode holds them and they are not common.
+		// A kept term's forms (Options.Forms: 눈 for 눈이, 눈은) and
+		// equivalents join it when some episode holds them, they are not
+		// common and the query's rows and postings stay within their bounds.
 		for _, t := range out[i] {
 			for _, f := range forms(t) {
-				if n := freq(f); n > 0 && !(o.MaxTermShare > 0 && n > minCommonDocs && float64(n) > o.MaxTermShare*float64(total)) {
-					out[i] = append(out[i], f)
+				n := freq(f)
+				if n == 0 || o.MaxTermShare > 0 && n > minCommonDocs && float64(n) > o.MaxTermShare*float64(total) ||
+					o.MaxRows > 0 && rows+float64(n)*share > budget || o.MaxPostings > 0 && postings+n > o.MaxPostings {
+					continue
 				}
+				rows += float64(n) * share
+				postings += n
+				out[i] = append(out[i], f)
 			}
 		}
 	}
