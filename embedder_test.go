@@ -122,8 +122,8 @@ func TestStaticEmbedderStore(t *testing.T) {
 	if len(res.Candidates) == 0 || res.Candidates[0].Episode.ExternalID != "2" {
 		t.Errorf("first candidate %+v, want the dentist's appointment", res.Candidates)
 	}
-	if !strings.HasPrefix(res.Trace.Decision, "embedder-free relevance model") {
-		t.Errorf("decision %q: a model fitted for the hash embedder must not read another embedder's cosines", res.Trace.Decision)
+	if !strings.HasPrefix(res.Trace.Decision, "semantic-embedder relevance model") {
+		t.Errorf("decision %q: a model fitted for the hash embedder must not read another embedder's cosines; a semantic one's are read by where they stand", res.Trace.Decision)
 	}
 	mem.Close()
 

@@ -36,7 +36,7 @@ func TestDecisionSuitsTheEmbedder(t *testing.T) {
 		says string
 	}{
 		{embed.DefaultHashDim, def, "relevance model fitted for " + def.FittedFor()},
-		{64, lex, "embedder-free relevance model (the model given was fitted for " + def.FittedFor() + ", the store's embedder is hash-v1+w/64)"},
+		{64, lex, "embedder-free relevance model (the preset's model was fitted for " + def.FittedFor() + ", the store's embedder is hash-v1+w/64)"},
 	} {
 		h, err := embed.NewHash(embed.HashOptions{Dim: tt.dim, Terms: tokenize.Kagome().Terms}) // as omoide.NewHashEmbedder
 		if err != nil {

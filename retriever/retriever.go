@@ -370,7 +370,7 @@ func ModelFor(m *rerank.Model, id string, lexical bool) (*rerank.Model, string, 
 	if err != nil {
 		return nil, "", fmt.Errorf("the %s: %w", what, err)
 	}
-	return fm, fmt.Sprintf("%s (the model given was fitted for %s, the store's embedder is %s)", what, m.FittedFor(), id), nil
+	return fm, fmt.Sprintf("%s (the preset's model was fitted for %s, the store's embedder is %s)", what, m.FittedFor(), id), nil
 }
 
 // Decision says what decides what is injected: the rules, or which

@@ -637,7 +637,7 @@ func TestStaticEmbedder(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Trace.KNNHits) == 0 || res.Trace.KNNHits[0] == 0 || res.Trace.Degraded != "" || !strings.HasPrefix(res.Trace.Decision, "embedder-free") {
+	if len(res.Trace.KNNHits) == 0 || res.Trace.KNNHits[0] == 0 || res.Trace.Degraded != "" || !strings.HasPrefix(res.Trace.Decision, "semantic-embedder") {
 		t.Errorf("retrieve with the static model: trace %+v", res.Trace)
 	}
 	code, _, errOut := runCLI(t, "retrieve", "-db", db, "-user", "haruka", "-now", testNow, "ラーメン")
