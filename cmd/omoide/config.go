@@ -84,7 +84,7 @@ func (c *storeConfig) addRetrieveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.maxSens, "max-sensitivity", "",
 		"search episodes up to this `level`: normal, private or secret (default: the preset's: normal for default, secret for reference)")
 	fs.StringVar(&c.model, "relevance-model", "",
-		"decide with the relevance model in this JSON `file` (made by \"bench train -o\" on your own labelled data) instead of the built-in one")
+		"decide with the relevance model in this JSON `file` (made by \"bench train -paraphrase -embedder … -o FILE\" for your embedder, or on your own labelled data) instead of the built-in one; one fitted for another embedder than the store's is refused")
 }
 
 // parse parses args, flags only, and checks the shared flags (validate).
