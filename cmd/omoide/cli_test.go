@@ -375,6 +375,17 @@ func TestRetrieve(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "-relevance-model "+file) || !strings.Contains(errOut, "refit") {
 			t.Errorf("a model of other features: exit %d, %q", code, errOut)
 		}
+		// A truncated model file, or one that is no model at all, is refused
+		// naming the file.
+		for name, content := range map[string][]byte{"truncated": b[:len(b)/2], "foreign": []byte("OMOIDEWV\x01\x00binary")} {
+			if err := os.WriteFile(file, content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := runCLI(t, append(append(base, "-no-context", "-relevance-model", file), msg)...)
+			if code != 1 || !strings.Contains(errOut, "-relevance-model "+file) {
+				t.Errorf("a %s model file: exit %d, %q", name, code, errOut)
+			}
+		}
 		// A model fitted for another embedder is refused, naming both.
 		other := *m
 		other.About = map[string]any{"embedder": "openai:bge-m3/1024"}
