@@ -50,6 +50,23 @@ func TestTermsEmbedder(t *testing.T) {
 	if code, _, errOut := runCLI(t, "retrieve", "-db", db, "-user", "haruka", "バイト"); code != 1 || !strings.Contains(errOut, "-embedder terms -model FILE") {
 		t.Errorf("the hash embedder on a terms store: exit %d %s", code, errOut)
 	}
+	// Vectors other than the store's: refused, naming both, and the store is
+	// as it was.
+	v2, err := wordvec.Learn(context.Background(), tokenize.CJK2(), ex, wordvec.Options{Dim: 3, MinCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.bin")
+	if _, err := wordvec.WriteFile(other, v2); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "retrieve", "-db", db, "-embedder", "terms", "-model", other, "-user", "haruka", "バイト"); code != 1 ||
+		!strings.Contains(errOut, "terms:"+v.Fingerprint()[:16]) || !strings.Contains(errOut, "terms:"+v2.Fingerprint()[:16]) {
+		t.Errorf("another vectors file on a terms store: exit %d %s", code, errOut)
+	}
+	if out := mustRun(t, "stats", "-db", db); !strings.Contains(out, "episodes       1") {
+		t.Errorf("the store changed after the refusal:\n%s", out)
+	}
 	if code, _, errOut := runCLI(t, "retrieve", "-db", db, "-embedder", "terms", "-model", filepath.Join(dir, "nope.bin"), "-user", "haruka", "x"); code != 1 || !strings.Contains(errOut, "no such file") {
 		t.Errorf("a vectors file that is not there: exit %d %s", code, errOut)
 	}
