@@ -6,22 +6,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/thesaurus"
 	"github.com/omoide/omoide/tokenize"
 )
 
-// TestBridges: a candidate's Parts.Bridge is what package thesaurus says of
-// the message's words and the episode's other words — equivalent for a
-// word said in other words, sibling for the thing beside the one asked
-// about — only with Options.Bridges and only for a message with kana.
-func TestBridges(t *testing.T) {
+// mikaStore is a cjk2 store of mika's three memories: a part-time job, a
+// baseball game and the rain.
+func mikaStore(t *testing.T) *sqlite.Store {
 	s := newStore(t, tokenize.CJK2())
 	add(t, s,
 		ep("mika", "駅前でアルバイトを始めたよ", "どんなお店？", 30),
 		ep("mika", "週末に野球を見に行った", "どっちが勝った？", 20),
 		ep("mika", "雨で洗濯物が乾かない", "部屋干しだね", 10),
 	)
+	return s
+}
+
+// TestBridges: a candidate's Parts.Bridge is what package thesaurus says of
+// the message's words and the episode's other words — equivalent for a
+// word said in other words, sibling for the thing beside the one asked
+// about — only with Options.Bridges and only for a message with kana.
+func TestBridges(t *testing.T) {
+	s := mikaStore(t)
 	on := retriever.DefaultOptions()
 	off := on
 	off.Bridges = false
@@ -65,11 +73,7 @@ func TestBridges(t *testing.T) {
 // (アルバイト for バイト), so the memory said in other words is a candidate
 // of the full-text search; without, or for a message without kana, not.
 func TestEquivalents(t *testing.T) {
-	s := newStore(t, tokenize.CJK2())
-	add(t, s,
-		ep("mika", "駅前でアルバイトを始めたよ", "どんなお店？", 30),
-		ep("mika", "雨で洗濯物が乾かない", "部屋干しだね", 10),
-	)
+	s := mikaStore(t)
 	on := retriever.DefaultOptions()
 	off := on
 	off.Equivalents = false
