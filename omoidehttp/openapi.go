@@ -236,6 +236,15 @@ func nameOrNumber(names ...string) map[string]any {
 	return map[string]any{"oneOf": []any{map[string]any{"type": "string", "enum": names}, withDoc(typ("integer"), "its number")}}
 }
 func number() map[string]any               { return map[string]any{"type": "number", "format": "double"} }
+// fateNames are the names of rerank's fates, in order.
+func fateNames() []string {
+	var out []string
+	for f := rerank.FateInjected; f <= rerank.FateEcho; f++ {
+		out = append(out, f.String())
+	}
+	return out
+}
+
 func enum(values ...string) map[string]any { return map[string]any{"type": "string", "enum": values} }
 
 // personName is the schema of a person's name where one is required: 1 to
@@ -294,6 +303,7 @@ func schemas() map[string]any {
 			reflect.TypeFor[retriever.Hit](): "Hit", reflect.TypeFor[retriever.Trace](): "Trace"},
 		named: map[reflect.Type]map[string]any{reflect.TypeFor[episode.Kind](): kind, reflect.TypeFor[episode.State](): state,
 			reflect.TypeFor[episode.Sensitivity](): sensitivity, reflect.TypeFor[rerank.Relevance](): enum("high", "medium"),
+			reflect.TypeFor[rerank.Fate](): enum(fateNames()...),
 			reflect.TypeFor[time.Time](): dateTime()},
 	}
 	errorAnswer := ts.schemaOf(ErrorAnswer{})

@@ -11,15 +11,29 @@ import "fmt"
 // probs, the rules' picks (Select). It returns the picks, or none and why
 // nothing is injected ("" when the picks are simply none).
 func (o Options) Decide(scored []Scored, unknownNames []string, probs func() []float64) (picks []Pick, declined string) {
+	return o.decide(scored, unknownNames, probs, nil)
+}
+
+// decide is Decide, saying what it did with each candidate when x is not
+// nil (Explain).
+func (o Options) decide(scored []Scored, unknownNames []string, probs func() []float64, x explainer) (picks []Pick, declined string) {
+	declineAll := func(why string) {
+		for i := range scored {
+			x.set(i, FateDeclined, "nothing is injected: %s", why)
+		}
+	}
 	if why := o.Gate.Decline(scored, unknownNames); why != "" {
+		declineAll(why)
 		return nil, why
 	}
 	if probs == nil {
-		return Select(scored, o.Select), ""
+		return selectRules(scored, o.Select, x), ""
 	}
 	ps := probs()
 	if p := o.Inject.Any(ps); len(ps) > 0 && p < o.Inject.Threshold {
-		return nil, fmt.Sprintf("the relevance model gives %.3f that one of the first candidates is relevant, below %.2f", p, o.Inject.Threshold)
+		why := fmt.Sprintf("the relevance model gives %.3f that one of the first candidates is relevant, below %.2f", p, o.Inject.Threshold)
+		declineAll(why)
+		return nil, why
 	}
-	return o.Inject.Select(scored, ps, o.Select), ""
+	return o.Inject.selectExplained(scored, ps, o.Select, x), ""
 }

@@ -190,19 +190,32 @@ func (in Inject) Any(probs []float64) float64 {
 // carries the retrieval's decision), and so is any other whose own
 // probability reaches Threshold; the rest are Medium.
 func (in Inject) Select(scored []Scored, probs []float64, o Selection) []Pick {
+	return in.selectExplained(scored, probs, o, nil)
+}
+
+// selectExplained is Select, saying what it did with each candidate when x
+// is not nil.
+func (in Inject) selectExplained(scored []Scored, probs []float64, o Selection, x explainer) []Pick {
 	if len(probs) == 0 {
 		return nil
 	}
 	if in.MaxPicks > 0 {
 		o.MaxResults = min(o.MaxResults, in.MaxPicks)
 	}
-	picks := walk(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level })
+	picks := walkExplained(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level },
+		func(i int) (Fate, string) {
+			return FateBelowLevel, fmt.Sprintf("its probability %.3f is below the level %.2f an injected memory must reach", probs[i], in.Level)
+		}, x)
 	for i := range picks {
 		p := &picks[i]
 		p.Probability = probs[p.at]
 		if p.Probability >= in.Threshold {
 			p.Relevance = High
 		}
+		x.set(p.at, FateInjected, "injected (%s): its probability %.3f reaches the level %.2f", p.Relevance, p.Probability, in.Level)
+	}
+	for i := len(probs); i < len(scored); i++ {
+		x.set(i, FateUnjudged, "beyond the first %d candidates, which the relevance model judges", len(probs))
 	}
 	return picks
 }

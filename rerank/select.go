@@ -2,9 +2,6 @@ package rerank
 
 import (
 	"fmt"
-	"slices"
-
-	"github.com/omoide/omoide/ngram"
 )
 
 // Relevance is how strongly a pick bears on the conversation.
@@ -62,10 +59,23 @@ type Pick struct {
 // an earlier pick is at least DedupeDice. When nothing is picked or the first
 // pick is below High, it returns nothing. The first pick is High, the others
 // Medium.
-func Select(scored []Scored, o Selection) []Pick {
-	picks := walk(scored, o, func(i int) bool { return scored[i].Final >= o.Medium })
-	if len(picks) == 0 || picks[0].Final < o.High {
+func Select(scored []Scored, o Selection) []Pick { return selectRules(scored, o, nil) }
+
+// selectRules is Select, saying what it did with each candidate when x is
+// not nil.
+func selectRules(scored []Scored, o Selection, x explainer) []Pick {
+	picks := walkExplained(scored, o, func(i int) bool { return scored[i].Final >= o.Medium },
+		func(i int) (Fate, string) {
+			return FateBelowMedium, fmt.Sprintf("its score %.3f is below the medium threshold %.3f", scored[i].Final, o.Medium)
+		}, x)
+	if len(picks) > 0 && picks[0].Final < o.High {
+		for _, p := range picks {
+			x.set(p.at, FateFirstBelowHigh, "the first pick's score %.3f is below the high threshold %.3f, so nothing is injected", picks[0].Final, o.High)
+		}
 		return nil
+	}
+	for _, p := range picks {
+		x.set(p.at, FateInjected, "injected (%s): its score %.3f reaches the medium threshold %.3f", p.Relevance, p.Final, o.Medium)
 	}
 	return picks
 }
@@ -77,29 +87,4 @@ func (p Pick) Reason() string {
 		return fmt.Sprintf("relevance model: p=%.3f; %s", p.Probability, p.Scored.Reason())
 	}
 	return p.Scored.Reason()
-}
-
-// walk picks, in order, the candidates that keep admits, skipping
-// near-copies of an earlier pick, at most MaxResults; the first is High.
-func walk(scored []Scored, o Selection, keep func(i int) bool) []Pick {
-	var picks []Pick
-	for i, s := range scored {
-		if len(picks) >= o.MaxResults {
-			break
-		}
-		if !keep(i) {
-			continue
-		}
-		if o.DedupeDice > 0 && slices.ContainsFunc(picks, func(p Pick) bool {
-			return p.Grams.Len() > 0 && s.Grams.Len() > 0 && ngram.Dice(p.Grams, s.Grams) >= o.DedupeDice
-		}) {
-			continue
-		}
-		rel := Medium
-		if len(picks) == 0 {
-			rel = High
-		}
-		picks = append(picks, Pick{Scored: s, Relevance: rel, at: i})
-	}
-	return picks
 }

@@ -41,6 +41,9 @@ type hitJSON struct {
 	LexMessage  float64             `json:"lex_message"`
 	Meaning     float64             `json:"meaning,omitempty" doc:"the cosine of the episode's terms' learned vector with the message's, when the server measures meaning"` // measured with Options.Meaning only
 	InWindow    bool                `json:"in_window,omitempty"`
+	Fate        rerank.Fate         `json:"fate,omitempty" doc:"what the decision did with a candidate: injected, declined, below-level, below-medium, first-below-high, duplicate, over-budget or unjudged"`
+	Why         string              `json:"why,omitempty" doc:"why, in words, naming the number that decided"`
+	DuplicateOf int64               `json:"duplicate_of,omitempty" doc:"the earlier pick a duplicate copies"`
 }
 
 // MarshalJSON writes the episode's fields and the score parts side by side.
@@ -50,7 +53,8 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 		OccurredAt: e.OccurredAt, Source: e.Source, Kind: e.Kind, State: e.State, Sensitivity: e.Sensitivity,
 		Relevance: h.Relevance, Reason: h.Reason, Probability: h.Probability, Score: h.Score,
 		RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage, Proximity: h.Proximity,
-		Lacking: h.Lacking, Cosine: h.Cosine, LexMessage: h.LexMessage, Meaning: h.Meaning, InWindow: h.InWindow})
+		Lacking: h.Lacking, Cosine: h.Cosine, LexMessage: h.LexMessage, Meaning: h.Meaning, InWindow: h.InWindow,
+		Fate: h.Verdict.Fate, Why: h.Verdict.Why, DuplicateOf: h.Verdict.Of})
 }
 
 // JSONShape returns the struct MarshalJSON writes a Hit as, whose fields
@@ -68,7 +72,8 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 		OccurredAt: j.OccurredAt, Source: j.Source, Kind: j.Kind, State: j.State, Sensitivity: j.Sensitivity},
 		Relevance: j.Relevance, Reason: j.Reason, Probability: j.Probability, Score: j.Score,
 		Parts: rerank.Parts{RRF: j.RRF, RRFNorm: j.RRFNorm, Lex: j.Lex, Rec: j.Rec, Coverage: j.Coverage, Proximity: j.Proximity,
-			Lacking: j.Lacking, Cosine: j.Cosine, LexMessage: j.LexMessage, Meaning: j.Meaning, InWindow: j.InWindow}}
+			Lacking: j.Lacking, Cosine: j.Cosine, LexMessage: j.LexMessage, Meaning: j.Meaning, InWindow: j.InWindow},
+		Verdict: rerank.Verdict{Fate: j.Fate, Why: j.Why, Of: j.DuplicateOf}}
 	return nil
 }
 

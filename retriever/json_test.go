@@ -88,6 +88,7 @@ func TestResultJSONRoundTrip(t *testing.T) {
 	var hit retriever.Hit
 	filled(reflect.ValueOf(&hit).Elem(), &n)
 	hit.Relevance = rerank.High
+	hit.Verdict.Fate = rerank.FateDuplicate
 	hit.Episode.Kind, hit.Episode.State, hit.Episode.Sensitivity = episode.KindFact, episode.StateValidated, episode.SensitivityPrivate
 	var tr retriever.Trace
 	filled(reflect.ValueOf(&tr).Elem(), &n)

@@ -25,15 +25,18 @@ func (rt *retrieval) score(ctx context.Context) error {
 	j := 0
 	for _, f := range rt.fused {
 		if j >= len(rt.eps) || rt.eps[j].ID != f.ID {
-			continue // deleted since the search
+			rt.dropped(&rt.gone, f.ID) // deleted since the search
+			continue
 		}
 		e, g, m := rt.eps[j], rt.grams[j], rt.matches[j]
 		j++
 		if e.User != rt.user {
-			continue // never another person's episode, whatever an index said
+			rt.dropped(&rt.gone, f.ID) // never another person's episode, whatever an index said
+			continue
 		}
 		if rt.echo.is(e) {
 			rt.tr.Echoes++
+			rt.dropped(&rt.echoes, f.ID)
 			continue
 		}
 		rt.byID[e.ID] = e
@@ -46,6 +49,14 @@ func (rt *retrieval) score(ctx context.Context) error {
 	}
 	rt.scored = rerank.Score(rt.query, cands, rt.now, ro)
 	return rt.neighbors(ctx)
+}
+
+// dropped records a fused candidate dropped before the ranking in list,
+// when the request asked for candidates (Searches).
+func (rt *retrieval) dropped(list *[]int64, id int64) {
+	if rt.withCandidates {
+		*list = append(*list, id)
+	}
 }
 
 // candidate is the ranking's candidate for episode e: its n-grams, fused score
@@ -138,7 +149,11 @@ func (rt *retrieval) gate(ctx context.Context) error {
 		}
 	}
 	var why string
-	rt.picks, why = ro.Decide(rt.scored, unknown, probs)
+	if rt.withCandidates {
+		rt.picks, why, rt.verdicts = ro.Explain(rt.scored, unknown, probs)
+	} else {
+		rt.picks, why = ro.Decide(rt.scored, unknown, probs)
+	}
 	if why != "" {
 		rt.tr.Declined = why
 		rt.tr.Gated = len(rt.scored)
@@ -181,6 +196,10 @@ func (rt *retrieval) pick(res *Result) {
 		for i, p := range rt.probs {
 			res.Candidates[i].Probability = p
 		}
+		for i, v := range rt.verdicts {
+			res.Candidates[i].Verdict = v
+		}
+		rt.searches(res)
 		res.Ranked = rt.scored
 		res.Signals = rt.signals()
 	}

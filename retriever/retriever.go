@@ -152,6 +152,9 @@ type Hit struct {
 	// the floor a strong neighbour raised it to (rerank.Neighbors).
 	Score float64
 	rerank.Parts
+	// Verdict is what the decision did with a candidate and why: set in
+	// Result.Candidates only.
+	Verdict rerank.Verdict
 }
 
 // Trace records what each stage did, for people and tools; the pipeline
@@ -216,7 +219,10 @@ type Result struct {
 	// relevance model on their features (rerank.Features).
 	Ranked  []rerank.Scored
 	Signals rerank.Signals
-	Trace   Trace
+	// Searches is what the retrieval saw before its ranking (each search's
+	// hits, the fusion), when the request asked for candidates.
+	Searches Searches
+	Trace    Trace
 }
 
 // Retriever runs the retrieval pipeline over a store. It is safe for
@@ -273,9 +279,12 @@ type retrieval struct {
 	byID      map[int64]episode.Episode // the ranked candidates' episodes
 	query     rerank.Query
 	scored    []rerank.Scored
-	unknown   []string      // the message's names the memory never held
-	picks     []rerank.Pick // what the decision picked (rerank.Options.Decide)
-	probs     []float64     // the relevance model's of the first candidates (rerank.Inject)
+	unknown   []string         // the message's names the memory never held
+	picks     []rerank.Pick    // what the decision picked (rerank.Options.Decide)
+	verdicts  []rerank.Verdict // what it did with each ranked candidate, when candidates are asked for
+	echoes    []int64          // the fused candidates dropped as echoes, when candidates are asked for
+	gone      []int64          // the fused candidates deleted since the search or another person's, likewise
+	probs     []float64        // the relevance model's of the first candidates (rerank.Inject)
 }
 
 // New returns a Retriever over store with opts, or an error naming the first
@@ -393,6 +402,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (res Result, err 
 		return res, err
 	}
 	if rt.fuse(); len(rt.fused) == 0 {
+		if rt.withCandidates {
+			rt.searches(&res)
+		}
 		return res, nil
 	}
 	if err := rt.fetch(ctx); err != nil {

@@ -21,22 +21,30 @@ type armResults struct {
 	expanded  []episode.Match   // BM25 of Q1's terms' learned neighbours (Options.Expansion)
 }
 
-// lists returns the ranked lists in fusion order: vector Q1, vector Q2, BM25
-// Q1, BM25 Q2, then the time window's vector and BM25 lists.
-func (a armResults) lists() []rerank.List {
-	out := make([]rerank.List, 0, len(a.knn)+len(a.bm25)+len(a.window))
-	for _, hs := range a.knn {
-		out = append(out, rerank.List{IDs: ids(hs), Vector: true})
+// each calls f with each ranked list in fusion order: vector Q1, vector Q2,
+// BM25 Q1, BM25 Q2, then the time window's vector and BM25 lists, then the
+// expanded BM25 list. query is the list's query (0 for Q1); the window's
+// and the expanded lists are Q1's.
+func (a armResults) each(f func(name string, query int, l rerank.List, hits []episode.Match)) {
+	for i, hs := range a.knn {
+		f(fmt.Sprintf("vector q%d", i+1), i, rerank.List{IDs: ids(hs), Vector: true}, hs)
 	}
-	for _, hs := range a.bm25 {
-		out = append(out, rerank.List{IDs: ids(hs)})
+	for i, hs := range a.bm25 {
+		f(fmt.Sprintf("bm25 q%d", i+1), i, rerank.List{IDs: ids(hs)}, hs)
 	}
 	if len(a.window) == 2 {
-		out = append(out, rerank.List{IDs: ids(a.window[0]), Vector: true}, rerank.List{IDs: ids(a.window[1])})
+		f("vector q1 in the time window", 0, rerank.List{IDs: ids(a.window[0]), Vector: true}, a.window[0])
+		f("bm25 q1 in the time window", 0, rerank.List{IDs: ids(a.window[1])}, a.window[1])
 	}
 	if a.expanded != nil {
-		out = append(out, rerank.List{IDs: ids(a.expanded), Expanded: true})
+		f("bm25 of learned neighbours", 0, rerank.List{IDs: ids(a.expanded), Expanded: true}, a.expanded)
 	}
+}
+
+// lists returns the ranked lists in fusion order (each).
+func (a armResults) lists() []rerank.List {
+	out := make([]rerank.List, 0, len(a.knn)+len(a.bm25)+len(a.window)+1)
+	a.each(func(_ string, _ int, l rerank.List, _ []episode.Match) { out = append(out, l) })
 	return out
 }
 

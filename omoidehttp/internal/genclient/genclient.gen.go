@@ -86,6 +86,45 @@ func (e FilterStates0) Valid() bool {
 	}
 }
 
+// Defines values for HitFate.
+const (
+	BelowLevel     HitFate = "below-level"
+	BelowMedium    HitFate = "below-medium"
+	Declined       HitFate = "declined"
+	Duplicate      HitFate = "duplicate"
+	Echo           HitFate = "echo"
+	FirstBelowHigh HitFate = "first-below-high"
+	Injected       HitFate = "injected"
+	OverBudget     HitFate = "over-budget"
+	Unjudged       HitFate = "unjudged"
+)
+
+// Valid indicates whether the value is a known member of the HitFate enum.
+func (e HitFate) Valid() bool {
+	switch e {
+	case BelowLevel:
+		return true
+	case BelowMedium:
+		return true
+	case Declined:
+		return true
+	case Duplicate:
+		return true
+	case Echo:
+		return true
+	case FirstBelowHigh:
+		return true
+	case Injected:
+		return true
+	case OverBudget:
+		return true
+	case Unjudged:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HitKind0.
 const (
 	HitKind0Episode HitKind0 = "episode"
@@ -395,9 +434,15 @@ type Health struct {
 
 // Hit defines model for Hit.
 type Hit struct {
-	Cosine     float64  `json:"cosine"`
-	Coverage   float64  `json:"coverage"`
-	ExternalId *string  `json:"external_id,omitempty"`
+	Cosine   float64 `json:"cosine"`
+	Coverage float64 `json:"coverage"`
+
+	// DuplicateOf the earlier pick a duplicate copies
+	DuplicateOf *int    `json:"duplicate_of,omitempty"`
+	ExternalId  *string `json:"external_id,omitempty"`
+
+	// Fate what the decision did with a candidate: injected, declined, below-level, below-medium, first-below-high, duplicate, over-budget or unjudged
+	Fate       *HitFate `json:"fate,omitempty"`
 	Id         int      `json:"id"`
 	InWindow   *bool    `json:"in_window,omitempty"`
 	Kind       Hit_Kind `json:"kind"`
@@ -422,7 +467,13 @@ type Hit struct {
 	State       Hit_State       `json:"state"`
 	User        string          `json:"user"`
 	UserText    string          `json:"user_text"`
+
+	// Why why, in words, naming the number that decided
+	Why *string `json:"why,omitempty"`
 }
+
+// HitFate what the decision did with a candidate: injected, declined, below-level, below-medium, first-below-high, duplicate, over-budget or unjudged
+type HitFate string
 
 // HitKind0 defines model for Hit.Kind.0.
 type HitKind0 string
