@@ -95,6 +95,7 @@ func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
 //     Count;
 //   - search (search.go): Nearest, BM25, DocFreq, Holds,
 //     Adjacent, Between;
+//   - pages of a browser (pages.go): Newest, Search, PeopleWith;
 //   - maintenance (maintain.go): Stats, Check, Reindex, and the function
 //     Reembed, which works on the path of a store that is not open.
 type Store struct {

@@ -1,0 +1,415 @@
+package sqlite
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/tokenize"
+)
+
+// addEpisodes stores eps one Add each, in the order given, and returns
+// them with their ids and their times to the second, as the store holds them.
+func addEpisodes(t testing.TB, s *Store, eps ...episode.Episode) []episode.Episode {
+	t.Helper()
+	out := make([]episode.Episode, len(eps))
+	for i, e := range eps {
+		ids, err := s.Add(ctx, []episode.Episode{e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[i], err = s.Get(ctx, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func sensitive(e episode.Episode, v episode.Sensitivity) episode.Episode {
+	e.Sensitivity = v
+	return e
+}
+
+func episodeIDs(eps []episode.Episode) []int64 {
+	ids := make([]int64, len(eps))
+	for i, e := range eps {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// TestNewest pages through haruka's 7 episodes 3 at a time, newest first,
+// equal times by id descending, each episode once; the ceiling leaves the
+// private and secret ones out, and mio's episodes, added in between at the
+// same times, never appear.
+func TestNewest(t *testing.T) {
+	s := newStore(t)
+	h := func(text string, hours int) episode.Episode {
+		return ep("haruka", text, "", day.Add(time.Duration(hours)*time.Hour))
+	}
+	m := func(text string, hours int) episode.Episode {
+		return ep("mio", text, "", day.Add(time.Duration(hours)*time.Hour))
+	}
+	// Ids rise in the order added, which is not the order in time: hours 1
+	// and 2 hold three and two episodes whose ids are not adjacent.
+	stored := addEpisodes(t, s,
+		h("あ", 2), m("い", 2), h("う", 1), sensitive(h("え", 3), episode.SensitivitySecret),
+		h("お", 1), m("か", 1), sensitive(h("き", 2), episode.SensitivityPrivate), h("く", 0),
+		sensitive(h("け", 1), episode.SensitivityPrivate), m("こ", 3))
+	want := func(ceiling episode.Sensitivity) []int64 {
+		var w []episode.Episode
+		for _, e := range stored {
+			if e.User == "haruka" && e.Sensitivity <= ceiling {
+				w = append(w, e)
+			}
+		}
+		slices.SortFunc(w, func(a, b episode.Episode) int {
+			if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
+				return c
+			}
+			return int(b.ID - a.ID)
+		})
+		return episodeIDs(w)
+	}
+	for _, tc := range []struct {
+		ceiling episode.Sensitivity
+		pages   []int // the pages' sizes at limit 3
+	}{
+		{episode.SensitivitySecret, []int{3, 3, 1}},
+		{episode.SensitivityPrivate, []int{3, 3}},
+		{episode.SensitivityNormal, []int{3, 1}},
+	} {
+		t.Run(tc.ceiling.String(), func(t *testing.T) {
+			var got []int64
+			var sizes []int
+			var after Cursor
+			for page := 0; ; page++ {
+				if page > 10 {
+					t.Fatalf("still paging after %d pages: %v", page, got)
+				}
+				eps, err := s.Newest(ctx, "haruka", after, tc.ceiling, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range eps {
+					if e.User != "haruka" || e.Sensitivity > tc.ceiling {
+						t.Fatalf("page %d holds %+v", page, e)
+					}
+				}
+				if len(eps) == 0 {
+					break
+				}
+				got = append(got, episodeIDs(eps)...)
+				sizes = append(sizes, len(eps))
+				// The next page's cursor, through its text form as a URL carries it.
+				text := CursorOf(eps[len(eps)-1]).String()
+				if after, err = ParseCursor(text); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w := want(tc.ceiling); !slices.Equal(got, w) {
+				t.Errorf("episodes %v, want %v", got, w)
+			}
+			if !slices.Equal(sizes, tc.pages) {
+				t.Errorf("pages of %v episodes, want %v", sizes, tc.pages)
+			}
+		})
+	}
+	if eps, err := s.Newest(ctx, "nobody", Cursor{}, episode.SensitivitySecret, 3); err != nil || eps != nil {
+		t.Errorf("Newest of nobody = %v, %v; want nil, nil", eps, err)
+	}
+	for _, limit := range []int{0, -1} {
+		if _, err := s.Newest(ctx, "haruka", Cursor{}, episode.SensitivitySecret, limit); err == nil || !strings.Contains(err.Error(), "limit "+strconv.Itoa(limit)) {
+			t.Errorf("limit %d: error %v, want one naming the limit", limit, err)
+		}
+	}
+	if _, err := s.Newest(ctx, "haru\xffka", Cursor{}, episode.SensitivitySecret, 3); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("invalid UTF-8 user: error %v, want one saying so", err)
+	}
+}
+
+// TestNewestPlan: a page of Newest walks down episodes_user_time from the
+// cursor in the order asked for, without sorting the person's episodes.
+func TestNewestPlan(t *testing.T) {
+	s := newStore(t)
+	addEpisodes(t, s, ep("haruka", "あ", "", day), ep("mio", "い", "", day))
+	for _, q := range []string{newestSQL, peopleWithSQL} {
+		args := []any{"haruka", day.Unix(), 5, 0, 50}
+		if q == peopleWithSQL {
+			args = []any{"", "a", 50}
+		}
+		rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		all := strings.Join(plan, "\n")
+		t.Logf("plan of %.40q…:\n%s", q, all)
+		if !strings.Contains(all, "INDEX episodes_user_time (user=?") || strings.Contains(all, "TEMP B-TREE") {
+			t.Errorf("plan:\n%s\nwant a search of episodes_user_time by user, and no sort", all)
+		}
+	}
+}
+
+// TestParseCursor: a cursor's text reads back as the cursor; any other text
+// is refused, naming it.
+func TestParseCursor(t *testing.T) {
+	for _, c := range []Cursor{
+		{day, 42},
+		{time.Unix(0, 0).UTC(), 1},
+		{episode.MinOccurredAt, 7}, // before 1970: negative seconds
+		{episode.MaxOccurredAt, 1 << 62},
+	} {
+		text := c.String()
+		got, err := ParseCursor(text)
+		if err != nil || got != c {
+			t.Errorf("ParseCursor(%q) = %v, %v; want %v", text, got, err, c)
+		}
+	}
+	if got := (Cursor{day, 42}).String(); got != "1748779200.42" {
+		t.Errorf("String = %q, want 1748779200.42", got)
+	}
+	if got := (Cursor{}).String(); got != "" {
+		t.Errorf("the zero Cursor's String = %q, want \"\"", got)
+	}
+	for _, bad := range []string{"", "x", "1.", ".2", "1.2.3", "1.0", "1.-2", "+1.2", "01.2", "1.02", "-0.2", " 1.2", "1.2 ", "1,2", "9223372036854775808.1"} {
+		if c, err := ParseCursor(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("ParseCursor(%q) = %v, %v; want an error naming %q", bad, c, err, bad)
+		}
+	}
+}
+
+// TestSearch finds a person's episodes by a Japanese word, up to the
+// ceiling; a text of no terms finds nothing, and FTS5 syntax in a text is
+// text.
+func TestSearch(t *testing.T) {
+	s := newStore(t)
+	stored := addEpisodes(t, s,
+		ep("haruka", "昨日ラーメンを食べた", "いいね！", day),
+		sensitive(ep("haruka", "ラーメン屋で彼に会ったのは秘密", "", day.Add(time.Hour)), episode.SensitivitySecret),
+		ep("haruka", "図書館で本を借りた", "何の本？", day.Add(2*time.Hour)),
+		ep("mio", "ラーメンが好き", "", day.Add(3*time.Hour)))
+	normal, secret, library := stored[0].ID, stored[1].ID, stored[2].ID
+	for _, tc := range []struct {
+		user, text string
+		ceiling    episode.Sensitivity
+		want       []int64 // in any order when several
+	}{
+		{"haruka", "ラーメン", episode.SensitivityNormal, []int64{normal}},
+		{"haruka", "ラーメン", episode.SensitivityPrivate, []int64{normal}},
+		{"haruka", "ラーメン", episode.SensitivitySecret, []int64{normal, secret}},
+		{"haruka", "図書館で", episode.SensitivitySecret, []int64{library}},
+		{"haruka", "本を借りたい", episode.SensitivitySecret, []int64{library}},
+		// Han alone is Chinese to a "cjk2" store's analyzer: 図書館's bigrams,
+		// which the Japanese text's word 図書館 does not hold.
+		{"haruka", "図書館", episode.SensitivitySecret, nil},
+		{"haruka", "温泉", episode.SensitivitySecret, nil},
+		{"nobody", "ラーメン", episode.SensitivitySecret, nil},
+		{"mio", "ラーメン", episode.SensitivitySecret, []int64{stored[3].ID}},
+		// FTS5 syntax is searched as text.
+		{"haruka", `"ラーメン"`, episode.SensitivityNormal, []int64{normal}},
+		{"haruka", `ラーメン*`, episode.SensitivityNormal, []int64{normal}},
+		{"haruka", `-ラーメン`, episode.SensitivityNormal, []int64{normal}},
+		{"haruka", `NEAR(ラーメン 図書館)`, episode.SensitivityNormal, []int64{normal, library}},
+		{"haruka", `ラーメン" OR "図書館`, episode.SensitivityNormal, []int64{normal, library}},
+		{"haruka", `user_text: ラーメン`, episode.SensitivityNormal, []int64{normal}},
+		{"haruka", `person : "p6d696f"`, episode.SensitivitySecret, nil}, // mio's person token
+	} {
+		got, err := s.Search(ctx, tc.user, tc.text, tc.ceiling, 10)
+		if err != nil {
+			t.Errorf("Search(%q, %q, %v): %v", tc.user, tc.text, tc.ceiling, err)
+			continue
+		}
+		for _, e := range got {
+			if e.User != tc.user || e.Sensitivity > tc.ceiling {
+				t.Errorf("Search(%q, %q, %v) found %+v", tc.user, tc.text, tc.ceiling, e)
+			}
+		}
+		ids := episodeIDs(got)
+		slices.Sort(ids)
+		if !slices.Equal(ids, tc.want) {
+			t.Errorf("Search(%q, %q, %v) = %v, want %v", tc.user, tc.text, tc.ceiling, ids, tc.want)
+		}
+	}
+	// Only punctuation, or only FTS5's operators: no error, whatever they analyze to.
+	for _, text := range []string{"", "  ", "！？。、…", `"`, `*`, `NEAR(`, `OR`, `-`, `AND NOT`, `^`, `:`, `{`, `"""`, "(", ")"} {
+		got, err := s.Search(ctx, "haruka", text, episode.SensitivitySecret, 10)
+		if err != nil {
+			t.Errorf("Search(%q): %v", text, err)
+		}
+		if len(tokenize.MatchPhrases(s.analyzer.Terms(text))) == 0 && got != nil {
+			t.Errorf("Search(%q), a text of no terms, = %v, want nil", text, got)
+		}
+	}
+	if got, err := s.Search(ctx, "haruka", "！？。、…", episode.SensitivitySecret, 10); got != nil || err != nil {
+		t.Errorf("Search of punctuation = %v, %v; want nil, nil", got, err)
+	}
+	if _, err := s.Search(ctx, "haruka", "ラーメン", episode.SensitivitySecret, 0); err == nil || !strings.Contains(err.Error(), "limit 0") {
+		t.Errorf("limit 0: error %v, want one naming the limit", err)
+	}
+	// Best first: the episode holding both words comes before those holding one.
+	both := addEpisodes(t, s, ep("haruka", "図書館の帰りにラーメン", "", day.Add(5*time.Hour)))[0].ID
+	if got, err := s.Search(ctx, "haruka", "図書館 ラーメン", episode.SensitivityNormal, 10); err != nil || len(got) != 3 || got[0].ID != both {
+		t.Errorf("Search(図書館 ラーメン) = %v, %v; want %d first of 3", episodeIDs(got), err, both)
+	}
+	if got, err := s.Search(ctx, "haruka", "図書館 ラーメン", episode.SensitivityNormal, 1); err != nil || len(got) != 1 || got[0].ID != both {
+		t.Errorf("Search(図書館 ラーメン, limit 1) = %v, %v; want [%d]", episodeIDs(got), err, both)
+	}
+}
+
+// TestPeopleWith pages through the people in name order, filters their
+// names by a substring, % and _ among its characters, and tells each
+// person's newest episode.
+func TestPeopleWith(t *testing.T) {
+	s := newStore(t)
+	newest := map[string]time.Time{}
+	for i, u := range []string{"haruka", "mio", "山田花子", "山本", "100%off", "100xoff", "a_b", "axb", "line:U1"} {
+		for j := range i%3 + 1 {
+			at := day.Add(time.Duration(10*i+j) * time.Hour)
+			if j == 1 { // the newest is not the last added
+				at = day.Add(time.Duration(10*i+5) * time.Hour)
+			}
+			addEpisodes(t, s, ep(u, fmt.Sprintf("話 %d", j), "", at))
+			if at.After(newest[u]) {
+				newest[u] = at
+			}
+		}
+	}
+	addEpisodes(t, s, ep("gone", "さようなら", "", day))
+	if _, err := s.Forget(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		contains string
+		want     []string
+	}{
+		{"", []string{"100%off", "100xoff", "a_b", "axb", "haruka", "line:U1", "mio", "山本", "山田花子"}},
+		{"%", []string{"100%off"}},
+		{"_", []string{"a_b"}},
+		{"0%o", []string{"100%off"}},
+		{"山", []string{"山本", "山田花子"}},
+		{"田花", []string{"山田花子"}},
+		{"a", []string{"a_b", "axb", "haruka"}},
+		{"A", nil}, // case counts
+		{"gone", nil},
+		{"ラーメン", nil},
+	} {
+		for _, limit := range []int{2, 100} {
+			var got []string
+			after := ""
+			for page := 0; ; page++ {
+				if page > 10 {
+					t.Fatalf("%q: still paging after %d pages", tc.contains, page)
+				}
+				ps, err := s.PeopleWith(ctx, PeopleQuery{After: after, Contains: tc.contains, Limit: limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range ps {
+					got = append(got, p.User)
+					n, _ := s.Count(ctx, p.User)
+					if !p.Newest.Equal(newest[p.User]) || p.Episodes != n {
+						t.Errorf("%s: %d episodes, newest %v; want %d, %v", p.User, p.Episodes, p.Newest, n, newest[p.User])
+					}
+				}
+				if len(ps) < limit {
+					break
+				}
+				after = ps[len(ps)-1].User
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Contains %q, limit %d: %q, want %q", tc.contains, limit, got, tc.want)
+			}
+		}
+	}
+	if _, err := s.PeopleWith(ctx, PeopleQuery{Limit: 0}); err == nil || !strings.Contains(err.Error(), "limit 0") {
+		t.Errorf("limit 0: error %v, want one naming the limit", err)
+	}
+	if _, err := s.PeopleWith(ctx, PeopleQuery{Contains: "\xff", Limit: 5}); err == nil {
+		t.Error("a name filter of invalid UTF-8: no error")
+	}
+	// People is as it was.
+	if ps, err := s.People(ctx, "line:U1", 2); err != nil || fmt.Sprint(ps) != "[{mio 2} {山本 1}]" {
+		t.Errorf("People(line:U1, 2) = %v, %v", ps, err)
+	}
+}
+
+// BenchmarkNewest100k reads a page of 50 of a person's 100,000 episodes,
+// newest first: the first page, and one from the middle of their history;
+// and a page of people, one of whom has those episodes. Add stores 1,000
+// of them (about 500 a second at 50,000 episodes: too slow for the rest);
+// the other 99,000 are their copies, later in time, written into the
+// episodes table in one statement, which the triggers count in partitions
+// (Newest and PeopleWith read nothing else; the text and vector indexes do
+// not hold the copies).
+func BenchmarkNewest100k(b *testing.B) {
+	const n, base = 100_000, 1000
+	s := openStore(b, filepath.Join(b.TempDir(), "omoide.db"), Options{Analyzer: tokenize.Raw(), Embedder: hashEmbedder(b, 64)})
+	start := time.Now()
+	eps := make([]episode.Episode, base)
+	for k := range eps {
+		// Two episodes a minute, so that times tie; every tenth private.
+		eps[k] = ep("haruka", fmt.Sprintf("%d回目の話", k), "うんうん", day.Add(time.Duration(k/2)*time.Minute))
+		eps[k].Sensitivity = episode.Sensitivity(min(1, k%10/9))
+	}
+	if _, err := s.Add(ctx, eps); err != nil {
+		b.Fatal(err)
+	}
+	span := int64(base / 2 * 60) // the seconds the base episodes cover
+	if _, err := s.db.ExecContext(ctx, `WITH RECURSIVE copies(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM copies WHERE k < ?)
+		INSERT INTO episodes (user, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
+		SELECT user, user_text, reply_text, occurred_at + k * ?, kind, state, sensitivity, source, vq
+		FROM copies, episodes WHERE user = 'haruka' ORDER BY k, id`, n/base-1, span); err != nil {
+		b.Fatal(err)
+	}
+	addEpisodes(b, s, ep("mio", "こんにちは", "", day.Add(time.Hour)))
+	if c, err := s.Count(ctx, "haruka"); err != nil || c != n {
+		b.Fatal(c, err)
+	}
+	b.Logf("%d episodes stored in %v", n, time.Since(start).Round(time.Millisecond))
+	mid, err := s.Newest(ctx, "haruka", Cursor{}, episode.SensitivityNormal, n/2)
+	if err != nil || len(mid) == 0 {
+		b.Fatal(len(mid), err)
+	}
+	for _, bc := range []struct {
+		name  string
+		after Cursor
+	}{{"first", Cursor{}}, {"middle", CursorOf(mid[len(mid)-1])}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				page, err := s.Newest(ctx, "haruka", bc.after, episode.SensitivityNormal, 50)
+				if err != nil || len(page) != 50 {
+					b.Fatal(len(page), err)
+				}
+			}
+		})
+	}
+	// The people page beside them: the newest of 100,000 is one index lookup.
+	b.Run("people", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ps, err := s.PeopleWith(ctx, PeopleQuery{Limit: 50})
+			if err != nil || len(ps) != 2 {
+				b.Fatal(ps, err)
+			}
+		}
+	})
+}
