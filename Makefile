@@ -38,9 +38,10 @@ $(TOOLS)/litestream: Makefile
 	GOBIN=$(TOOLS) $(GO) install github.com/benbjohnson/litestream/cmd/litestream@$(LITESTREAM_VERSION)
 	touch $@
 
-# The main job: a temporary store from the demo conversations (demo/), a few questions, the rendered EPISODE_EVIDENCE.
+# The main job: a store from the demo conversations (demo/) kept in memory.db, a few questions, the rendered
+# EPISODE_EVIDENCE; then "omoide inspect -db memory.db" shows it in a browser.
 demo:
-	$(GO) run $(GOFLAGS) ./cmd/omoide demo
+	$(GO) run $(GOFLAGS) ./cmd/omoide demo -db memory.db
 
 # A short latency run (cmd/bench latency) on generated episodes.
 bench:

@@ -60,11 +60,29 @@ type Parts struct {
 // + Meaning·Meaning, plus Window when the candidate is inside the message's
 // time window.
 func (w Weights) Final(p Parts) float64 {
-	f := w.RRF*p.RRFNorm + w.Lex*p.Lex + w.Recency*p.Rec + w.Coverage*p.Coverage + w.Proximity*p.Proximity + w.Meaning*p.Meaning
-	if p.InWindow && w.Window != 0 {
-		f += w.Window
+	f := 0.0
+	for _, c := range w.Contributions(p) {
+		f += c.Value
 	}
 	return f
+}
+
+// Contribution is one part's share of a score: its weight times its value.
+type Contribution struct {
+	Part  string // "rrf", "lex", "rec", "coverage", "proximity", "meaning", "window": Weights' JSON names
+	Value float64
+}
+
+// Contributions returns each part's share of Final(p), in the order Final
+// adds them: what the inspector draws as a stacked bar.
+func (w Weights) Contributions(p Parts) [7]Contribution {
+	win := 0.0
+	if p.InWindow {
+		win = w.Window
+	}
+	return [7]Contribution{{"rrf", w.RRF * p.RRFNorm}, {"lex", w.Lex * p.Lex}, {"rec", w.Recency * p.Rec},
+		{"coverage", w.Coverage * p.Coverage}, {"proximity", w.Proximity * p.Proximity}, {"meaning", w.Meaning * p.Meaning},
+		{"window", win}}
 }
 
 // Candidate is one candidate to score: its episode's texts and time, and the

@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -112,39 +113,32 @@ func (res Result) Standing(id int64) Standing {
 
 const echoWhy = "it is already in the recent conversation, so it is not offered again"
 
-// WhyNot retrieves as Retrieve does, with candidates, and says where
-// episode id stood and what removed it: for an episode no search found,
-// what the store says of it (not stored, another person's, left out by the
-// filter, or ranked below each search's first K).
-func (r *Retriever) WhyNot(ctx context.Context, req Request, id int64) (Result, Standing, error) {
-	req.WithCandidates = true
-	res, err := r.Retrieve(ctx, req)
-	if err != nil {
-		return res, Standing{}, err
-	}
+// WhyNot says where episode id stood in res, a retrieval of req that asked
+// for candidates (Request.WithCandidates), and what removed it (or that it
+// was injected): Result.Standing, and for an episode no search found what
+// the store says of it (another person's, left out by the filter, or ranked
+// below each search's first K). An id the store does not hold is an error
+// wrapping episode.ErrNotFound.
+func (r *Retriever) WhyNot(ctx context.Context, req Request, res Result, id int64) (Standing, error) {
 	st := res.Standing(id)
 	if st.Why != "" {
-		return res, st, nil
-	}
-	if res.Trace.Skipped != "" {
-		st.Why = "nothing was searched: " + res.Trace.Skipped
-		return res, st, nil
+		return st, nil
 	}
 	eps, err := r.store.GetMany(ctx, []int64{id})
 	if err != nil {
-		return res, st, fmt.Errorf("retriever: why not %d: %w", id, err)
+		return st, fmt.Errorf("retriever: why not %d: %w", id, err)
 	}
-	if len(eps) == 0 {
-		return res, st, fmt.Errorf("retriever: why not %d: %w", id, episode.ErrNotFound)
-	}
-	if e := eps[0]; e.User != req.User {
+	switch {
+	case len(eps) == 0:
+		return st, fmt.Errorf("retriever: why not %d: %w", id, episode.ErrNotFound)
+	case eps[0].User != req.User:
 		st.Why = fmt.Sprintf("episode %d is not %s's: a retrieval searches one person's memory", id, req.User)
-	} else if why := excludes(res.Searches.Filter, e); why != "" {
-		st.Why = why
-	} else {
-		st.Why = belowK(res.Searches.Arms)
+	case res.Trace.Skipped != "":
+		st.Why = "nothing was searched: " + res.Trace.Skipped
+	default:
+		st.Why = cmp.Or(excludes(res.Searches.Filter, eps[0]), belowK(res.Searches.Arms))
 	}
-	return res, st, nil
+	return st, nil
 }
 
 // excludes says why the searches' filter leaves e out, or "".

@@ -37,7 +37,13 @@ func TestWhyNot(t *testing.T) {
 		{"too private", privID, "it is private, and this retrieval searches episodes up to normal", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, st, err := r.WhyNot(ctx, req, c.id)
+			req := req
+			req.WithCandidates = true
+			res, err := r.Retrieve(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := r.WhyNot(ctx, req, res, c.id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +61,7 @@ func TestWhyNot(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := r.WhyNot(ctx, req, 999999); !errors.Is(err, episode.ErrNotFound) || !strings.Contains(err.Error(), "999999") {
+	if _, err := r.WhyNot(ctx, req, retriever.Result{}, 999999); !errors.Is(err, episode.ErrNotFound) || !strings.Contains(err.Error(), "999999") {
 		t.Errorf("an id the store does not hold: %v, want ErrNotFound naming it", err)
 	}
 	// Every candidate carries a verdict; only the hits are injected.
@@ -79,7 +85,12 @@ func TestWhyNot(t *testing.T) {
 	lib := add(t, s, ep("haruka", "図書館で小説を借りた", "どんな話？", 2))[0]
 	o := retriever.DefaultOptions()
 	o.Vector.K = 0
-	_, st, err := newRetriever(t, s, o).WhyNot(ctx, retriever.Request{User: "haruka", Text: "ラーメン", Now: now, Recent: []retriever.Message{}}, lib)
+	r = newRetriever(t, s, o)
+	req = retriever.Request{User: "haruka", Text: "ラーメン", Now: now, Recent: []retriever.Message{}, WithCandidates: true}
+	if res, err = r.Retrieve(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.WhyNot(ctx, req, res, lib)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	preset := fs.String("preset", omoide.PresetDefault, "retriever preset: default or reference")
 	queries := fs.String("queries", strings.Join(demoQueries, ","), "comma-separated query ids of the demo data to answer, or \"all\"")
 	tz := fs.String("tz", "Asia/Tokyo", "the people's time `zone`: of time expressions, day windows and the evidence dates")
+	db := fs.String("db", "", "keep the demo store in this `file` (created, or a demo store made before), to look at it with omoide inspect; default: a temporary store, removed after")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -29,11 +30,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("%w: -tz: %v", errUsage, err)
 	}
-	dir, err := os.MkdirTemp("", "omoide-demo-")
-	if err != nil {
-		return err
+	path := *db
+	if path == "" {
+		dir, err := os.MkdirTemp("", "omoide-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "demo.db")
 	}
-	defer os.RemoveAll(dir)
 
 	start := time.Now()
 	p, err := omoide.LookupPreset(*preset)
@@ -42,7 +47,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	pack := p.Pack
 	pack.Location = loc
-	mem, err := omoide.Open(ctx, omoide.Config{Path: filepath.Join(dir, "demo.db"), Preset: *preset, Pack: pack, Location: loc})
+	mem, err := omoide.Open(ctx, omoide.Config{Path: path, Preset: *preset, Pack: pack, Location: loc})
 	if err != nil {
 		return err
 	}
@@ -57,16 +62,19 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("demo queries: %w", err)
 	}
-	start = time.Now()
-	if _, err := mem.Add(ctx, eps...); err != nil {
-		return err
-	}
 	users := map[string]bool{}
 	for _, e := range eps {
 		users[e.User] = true
 	}
+	if err := demoOnly(ctx, mem, users); err != nil {
+		return err
+	}
+	start = time.Now()
+	if _, err := mem.Put(ctx, false, eps...); err != nil { // a demo store made before holds them already
+		return err
+	}
 	fmt.Fprintf(stdout, "omoide demo: %d episodes of %d people stored in %s (store opened in %s, preset %s, store %s)\n\n",
-		len(eps), len(users), time.Since(start).Round(time.Millisecond), opened.Round(time.Millisecond), *preset, dir)
+		len(eps), len(users), time.Since(start).Round(time.Millisecond), opened.Round(time.Millisecond), *preset, path)
 
 	want := map[string]bool{}
 	for _, id := range strings.Split(*queries, ",") {
@@ -100,6 +108,24 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if asked == 0 {
 		return fmt.Errorf("%w: no demo query matches -queries %q", errUsage, *queries)
+	}
+	if *db != "" {
+		fmt.Fprintf(stdout, "The store is kept in %s: see why each memory was or was not injected in a browser with\n\n    go run -tags sqlite_fts5 ./cmd/omoide inspect -db %s\n", *db, *db)
+	}
+	return nil
+}
+
+// demoOnly refuses a -db store that holds someone the demo does not: the
+// demo adds its people to a store it made, never to a person's own.
+func demoOnly(ctx context.Context, mem *omoide.Memory, users map[string]bool) error {
+	ps, err := mem.Store.People(ctx, "", len(users)+1)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if !users[p.User] {
+			return fmt.Errorf("%w: -db %s holds people the demo did not store (%q): give the demo a file of its own", errUsage, mem.Store.Path(), p.User)
+		}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ import (
 
 // program is omoide's command line.
 var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Command{
-	{Name: "demo", Summary: "load the Japanese demo conversations into a temporary store and answer a few questions", Run: runDemo},
+	{Name: "demo", Summary: "load the Japanese demo conversations into a store (temporary, or -db) and answer a few questions", Run: runDemo},
 	{Name: "ingest", Summary: "add episodes from JSON Lines files or conversation transcripts", Run: runIngest},
 	{Name: "retrieve", Summary: "find the episodes worth reminding the model of, with their score parts", Run: runRetrieve},
 	{Name: "delete", Summary: "delete episodes by id or external id", Run: runDelete},
@@ -42,6 +42,7 @@ var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Comma
 	{Name: "check", Summary: "verify that the episodes, text index and vector index agree", Run: runCheck},
 	{Name: "reindex", Summary: "rebuild the text and vector indexes from the episodes", Run: runReindex},
 	{Name: "learn", Summary: "learn word vectors for the analyzer's terms from conversations", Run: runLearn},
+	{Name: "inspect", Summary: "look at a store in the browser: people, memories, and why a memory was or was not injected", Run: runInspect},
 	{Name: "serve", Summary: "run the HTTP JSON API (omoide serve -help for the endpoints)", Run: runServe},
 }}
 

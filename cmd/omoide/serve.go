@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
+	"github.com/omoide/omoide/inspect"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
 )
@@ -58,7 +59,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	if err != nil {
 		return err
 	}
-	h := omoidehttp.NewHandler(mem, c.http)
+	var h http.Handler = omoidehttp.NewHandler(mem, c.http)
+	if c.ui {
+		mux := http.NewServeMux()
+		mux.Handle(inspect.DefaultBase, inspect.New(mem, inspect.Config{Token: c.http.Token, MaxSensitivity: c.http.MaxRequestSensitivity,
+			RequestTimeout: c.http.RequestTimeout}))
+		mux.Handle("/", h)
+		h = mux
+	}
 	if err := c.announce(ctx, mem, ln.Addr()); err != nil {
 		ln.Close()
 		mem.Close()
@@ -80,6 +88,7 @@ type serveConfig struct {
 	http            omoidehttp.Config
 	pack            memorypack.Options
 	shutdownTimeout time.Duration
+	ui              bool // mount the inspector at /ui/
 }
 
 // parseServe reads serve's flags.
@@ -101,6 +110,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	peers := fs.String("peers", os.Getenv(envNodes), "the proxy's node `list`, as its upstreams write them (\"127.0.0.1:9001 127.0.0.1:9002\"; env "+envNodes+", as deploy/Caddyfile reads it): answer 421 for a person another node owns")
 	upstream := fs.String("upstream", "", "this node's entry in -peers (default: -addr)")
+	ui := fs.Bool("ui", true, "serve the inspector at /ui/ (a browser's view of the people, their memories and why one was injected; docs/inspect.md), behind the same token and -max-request-sensitivity")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, route, status, duration, and the person by a
 keyed hash) to stderr; it never logs a name, message text, the token or the API key.
@@ -119,7 +129,7 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
 	}
-	c := &serveConfig{sc: sc, addr: *addr, pack: sc.pack(), shutdownTimeout: *shutdownTimeout, http: omoidehttp.Config{
+	c := &serveConfig{sc: sc, addr: *addr, pack: sc.pack(), shutdownTimeout: *shutdownTimeout, ui: *ui, http: omoidehttp.Config{
 		Token: cmp.Or(*token, os.Getenv(envToken)), MaxBody: int64(maxBody), RequestTimeout: *timeout, Node: *node,
 		Peers: nodeList(*peers), Upstream: cmp.Or(*upstream, *addr),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}}

@@ -421,6 +421,10 @@ func (s *Store) Embedder() embed.Embedder { return s.embedder }
 // Analyzer returns the analyzer of the store's FTS5 index.
 func (s *Store) Analyzer() tokenize.Analyzer { return s.analyzer }
 
+// ReadOnly reports whether the store was opened read-only (Options.ReadOnly):
+// its writes return ErrReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
 // DB returns the underlying database. Only tests use it, to look at rows or
 // to damage a store for Check and Reindex; a write through it bypasses the
 // Store's counts and in-memory indexes.

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/inspect"
+	"github.com/omoide/omoide/omoidehttp"
+)
+
+func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return inspectStore(ctx, args, stdout, stderr, serveHooks{})
+}
+
+// inspectStore is the inspect subcommand: the inspector alone over a store,
+// on loopback, until ctx is done.
+func inspectStore(ctx context.Context, args []string, stdout, stderr io.Writer, hooks serveHooks) error {
+	fs := newFlagSet("inspect", stderr)
+	sc := addStoreFlags(fs)
+	sc.addRetrieveFlags(fs)
+	addr := fs.String("addr", "127.0.0.1:8766", "the loopback `host:port` to listen on (port 0: any free one)")
+	write := fs.Bool("write", false, "open the store for writing, so that memories can be deleted and people forgotten (default: read-only)")
+	token := fs.String("token", "", "require this token, entered once in the browser (default: env "+envToken+")")
+	maxSens := fs.String("max-request-sensitivity", "normal", "the most private `level` shown, in lists, searches and retrievals (as serve's): normal, private or secret")
+	tz := fs.String("tz", "Local", "the people's time `zone` for time expressions and evidence dates")
+	setUsage(fs, "omoide inspect -db FILE [flags]", `Inspect serves the inspector over a store on loopback and prints its URL: the people, each
+person's memories, and a message asked as that person, drawn as the pipeline sees it (each search's
+hits, every candidate's score parts and probability, and why it was injected or not). The store is
+opened read-only unless -write. "omoide serve" serves the same pages at /ui/ (docs/inspect.md).
+`)
+	if err := sc.parse(args); err != nil {
+		return err
+	}
+	ceiling, err := episode.ParseSensitivity(*maxSens)
+	if err != nil {
+		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
+	}
+	pack := sc.pack()
+	if pack.Location, err = time.LoadLocation(*tz); err != nil {
+		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+		return fmt.Errorf("%w: -addr %s: the inspector listens on loopback only (127.0.0.1:PORT); to serve it further, use omoide serve with a token", errUsage, *addr)
+	}
+	sc.readOnly = sc.readOnly || !*write
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("-addr %s: %w", *addr, err)
+	}
+	mem, err := sc.openMemory(ctx, true, pack)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mem.Store.Analyzer().Index("起動") // load the dictionary before the first page
+	ui := inspect.New(mem, inspect.Config{Token: cmp.Or(*token, os.Getenv(envToken)), MaxSensitivity: ceiling, ReadOnly: sc.readOnly})
+	mux := http.NewServeMux()
+	mux.Handle(inspect.DefaultBase, ui)
+	mux.Handle("/{$}", http.RedirectHandler(inspect.DefaultBase, http.StatusSeeOther))
+	mode := "read-only"
+	if !sc.readOnly {
+		mode = "deletes and forgets allowed"
+	}
+	fmt.Fprintf(stdout, "omoide inspect: http://%s%s (%s, %s; Ctrl-C stops)\n", ln.Addr(), inspect.DefaultBase, sc.db, mode)
+	serveErr := omoidehttp.Serve(ctx, ln, mux, omoidehttp.ServeOptions{Server: hooks.apply(ln.Addr())})
+	if err := mem.Close(); err != nil {
+		serveErr = errors.Join(serveErr, fmt.Errorf("close the store: %w", err))
+	}
+	return serveErr
+}

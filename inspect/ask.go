@@ -1,0 +1,393 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/wire"
+	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/retriever"
+)
+
+// askForm is the ask page's inputs, each with its error when it has one.
+type askForm struct {
+	User, Text, Recent, Now, Preset, Why string
+	Errors                               map[string]string // field → what is wrong with it
+}
+
+// Err returns the error of a field, "" when it has none.
+func (f askForm) Err(field string) string { return f.Errors[field] }
+
+// askView is the ask page's data: the form, and the retrieval as a picture
+// once it ran.
+type askView struct {
+	Form      askForm
+	Presets   []string
+	Ran       bool
+	Person    string // the person's page
+	NowUsed   string
+	Context   string // where the recent turns came from
+	Decision  string
+	Declined  string
+	Skipped   string
+	Any       float64 // the retrieval's probability, when a model decided
+	Threshold float64
+	Level     float64
+	Model     bool
+	Evidence  string
+	Queries   []queryView
+	Arms      []armView
+	Cands     []candView
+	Stages    []stageView
+	Legend    []string
+	Injected  int
+	WhyNot    *whyView
+}
+
+func (v askView) PageTitle() string { return "Ask" }
+
+type queryView struct {
+	Label, Text, Match string
+	KNN, BM25          int
+}
+
+type armView struct {
+	Name, Match string
+	K           int
+	Hits        []armHit
+}
+
+type armHit struct {
+	Rank      int
+	ID        int64
+	Score     string
+	Text      string
+	Detail    string
+	Candidate int // its rank among the candidates, 0 when it is none
+}
+
+// candView is one ranked candidate: its texts, its score's parts as a
+// stacked bar, its probability against the level, and its verdict.
+type candView struct {
+	Rank       int
+	ID         int64
+	Detail     string
+	Text       string
+	When       string
+	Score      float64
+	Bars       []barView
+	Prob       float64
+	ProbWidth  int
+	LevelX     int
+	Judged     bool
+	Fate, Why  string
+	Injected   bool
+	Raised     bool
+	Highlight  bool // the episode "why not" asks about
+	Parts      string
+	WhyNotLink string
+}
+
+type barView struct {
+	Part     string
+	X, Width int
+	Value    float64
+}
+
+type stageView struct {
+	Name  string
+	Dur   string
+	Width int
+}
+
+type whyView struct {
+	ID        int64
+	Detail    string
+	Why       string
+	Fate      string
+	Injected  bool
+	Fused     int
+	Candidate int
+	Ranks     []armRank
+}
+
+type armRank struct {
+	Arm  string
+	Rank int
+}
+
+// Widths of the pictures, in SVG user units.
+const (
+	barWidth   = 240
+	probWidth  = 160
+	stageWidth = 240
+)
+
+// presetRetriever is a preset's retriever over the memory's store, made on
+// first use.
+type presetRetriever struct {
+	once sync.Once
+	mem  *omoide.Memory
+	err  error
+}
+
+// memoryFor returns the memory that retrieves as preset does over the
+// handler's store: the handler's own for "".
+func (h *Handler) memoryFor(preset string) (*omoide.Memory, error) {
+	if preset == "" {
+		return h.mem, nil
+	}
+	p, err := omoide.LookupPreset(preset)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := h.presets.LoadOrStore(preset, &presetRetriever{})
+	pr := v.(*presetRetriever)
+	pr.once.Do(func() {
+		var r *retriever.Retriever
+		if r, pr.err = retriever.New(h.mem.Store, p.Retriever); pr.err == nil {
+			pack := p.Pack
+			pack.Location = h.mem.Pack.Location
+			pr.mem = &omoide.Memory{Store: h.mem.Store, Retriever: r, Pack: pack}
+		}
+	})
+	return pr.mem, pr.err
+}
+
+// request reads the form into a retrieval, marking each field that is
+// wrong; ok is false when one is.
+func (h *Handler) request(f *askForm) (req retriever.Request, ok bool) {
+	f.Errors = map[string]string{}
+	req = retriever.Request{User: f.User, Text: f.Text, WithCandidates: true}
+	if err := episode.CheckStoredUser(f.User); err != nil {
+		f.Errors["user"] = "Name a person: " + strings.TrimPrefix(err.Error(), "user ") + "."
+	}
+	if strings.TrimSpace(f.Text) == "" {
+		f.Errors["text"] = "Write the person's message."
+	}
+	if f.Recent != "" {
+		var ms []wire.Message
+		for i, line := range strings.Split(strings.ReplaceAll(f.Recent, "\r\n", "\n"), "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			role, content, found := strings.Cut(line, ":")
+			if !found {
+				f.Errors["recent"] = fmt.Sprintf("Line %d has no role: write each turn as \"user: …\" or \"assistant: …\".", i+1)
+				break
+			}
+			ms = append(ms, wire.Message{Role: strings.TrimSpace(role), Content: strings.TrimSpace(content)})
+		}
+		if f.Errors["recent"] == "" {
+			msgs, err := wire.Messages(ms)
+			if err != nil {
+				f.Errors["recent"] = err.Error()
+			}
+			req.Recent = msgs
+			if req.Recent == nil {
+				req.Recent = []retriever.Message{}
+			}
+		}
+	}
+	if f.Now != "" {
+		t, err := parseNow(f.Now)
+		if err != nil {
+			f.Errors["now"] = err.Error()
+		}
+		req.Now = t
+	}
+	if f.Preset != "" {
+		if _, err := omoide.LookupPreset(f.Preset); err != nil {
+			f.Errors["preset"] = fmt.Sprintf("No preset %q: choose %q, %q or the server's.", f.Preset, omoide.PresetDefault, omoide.PresetReference)
+		}
+	}
+	if f.Why != "" {
+		if id, err := strconv.ParseInt(f.Why, 10, 64); err != nil || id <= 0 {
+			f.Errors["why"] = fmt.Sprintf("%q is no episode id: an id is a positive whole number.", f.Why)
+		}
+	}
+	return req, len(f.Errors) == 0
+}
+
+// parseNow reads a time as RFC 3339 or as a browser's datetime-local
+// (2026-05-01T21:30, in UTC).
+func parseNow(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is no time: write RFC 3339, e.g. 2026-05-01T21:30:00+09:00", s)
+}
+
+// ask shows the form and, when it names a person and a message, the
+// retrieval as a picture.
+func (h *Handler) ask(r *http.Request) (view, error) {
+	q := r.URL.Query()
+	f := askForm{User: q.Get("user"), Text: q.Get("text"), Recent: q.Get("recent"), Now: q.Get("now"), Preset: q.Get("preset"), Why: q.Get("why")}
+	v := askView{Form: f, Presets: []string{omoide.PresetDefault, omoide.PresetReference}}
+	if f.Text == "" && f.Recent == "" && f.Now == "" && f.Preset == "" {
+		return view{name: "ask", data: v}, nil // the form alone
+	}
+	req, ok := h.request(&f)
+	v.Form = f
+	if !ok {
+		return view{name: "ask", data: v, status: http.StatusBadRequest}, nil
+	}
+	mem, err := h.memoryFor(f.Preset)
+	if err != nil {
+		return view{}, err
+	}
+	if req.Now.IsZero() {
+		req.Now = h.cfg.Now()
+	}
+	filter := h.capped(mem.Retriever.Options().Filter)
+	req.Filter = &filter
+	section, res, err := mem.EvidenceWith(r.Context(), req, mem.Pack)
+	if err != nil {
+		return view{}, err
+	}
+	h.picture(&v, mem, req, res, section)
+	if f.Why != "" {
+		id, _ := strconv.ParseInt(f.Why, 10, 64)
+		e, err := h.mem.Store.Get(r.Context(), id)
+		if errors.Is(err, episode.ErrNotFound) || err == nil && (e.User != req.User || e.Sensitivity > h.cfg.MaxSensitivity) {
+			// Another person's episode, or one above the ceiling, is as absent.
+			v.Form.Errors = map[string]string{"why": fmt.Sprintf("%s has no memory %d.", req.User, id)}
+			return view{name: "ask", data: v, status: http.StatusNotFound}, nil
+		}
+		if err != nil {
+			return view{}, err
+		}
+		st, err := mem.Retriever.WhyNot(r.Context(), req, res, id)
+		if err != nil {
+			return view{}, err
+		}
+		v.WhyNot = h.whyView(v, res, st)
+		for i := range v.Cands {
+			v.Cands[i].Highlight = v.Cands[i].ID == id
+		}
+	}
+	return view{name: "ask", data: v}, nil
+}
+
+// picture fills v with the retrieval res of req.
+func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request, res retriever.Result, section string) {
+	tr, o := res.Trace, mem.Retriever.Options()
+	v.Ran, v.Evidence, v.Decision, v.Declined, v.Skipped = true, section, tr.Decision, tr.Declined, tr.Skipped
+	v.Person = h.personPath(req.User)
+	v.NowUsed = req.Now.Format(time.RFC3339)
+	v.Context = "the turns given"
+	if req.Recent == nil {
+		v.Context = "the person's last stored exchanges (none given)"
+	}
+	in := o.Rank.Inject
+	v.Model, v.Any, v.Threshold, v.Level = in.On(), tr.Probability, in.Threshold, in.Level
+	if req.InjectThreshold != nil {
+		v.Threshold = *req.InjectThreshold
+	}
+	for i, q := range tr.Queries {
+		qv := queryView{Label: fmt.Sprintf("Q%d", i+1), Text: q}
+		if i < len(tr.BM25Match) {
+			qv.Match = tr.BM25Match[i]
+		}
+		if i < len(tr.KNNHits) {
+			qv.KNN = tr.KNNHits[i]
+		}
+		if i < len(tr.BM25Hits) {
+			qv.BM25 = tr.BM25Hits[i]
+		}
+		v.Queries = append(v.Queries, qv)
+	}
+	candRank := map[int64]int{}
+	texts := map[int64]string{}
+	for i, c := range res.Candidates {
+		candRank[c.Episode.ID] = i + 1
+		texts[c.Episode.ID], _ = clip(c.Episode.UserText, 60)
+	}
+	for _, a := range res.Searches.Arms {
+		av := armView{Name: a.Name, Match: a.Match, K: a.K}
+		for j, m := range a.Hits {
+			score := fmt.Sprintf("bm25 %.2f", m.Score)
+			if a.Vector {
+				score = fmt.Sprintf("cos %.3f", 1-m.Score)
+			}
+			av.Hits = append(av.Hits, armHit{Rank: j + 1, ID: m.ID, Score: score, Text: texts[m.ID], Candidate: candRank[m.ID],
+				Detail: h.personPath(req.User) + "/episodes/" + strconv.FormatInt(m.ID, 10)})
+		}
+		v.Arms = append(v.Arms, av)
+	}
+	top := 0.0
+	for _, c := range res.Candidates {
+		top = max(top, c.Score)
+	}
+	seen := map[string]bool{}
+	for i, c := range res.Candidates {
+		cv := candView{Rank: i + 1, ID: c.Episode.ID, Score: c.Score, Prob: c.Probability, Judged: in.On() && i < in.Depth,
+			Fate: c.Verdict.Fate.String(), Why: c.Verdict.Why, Injected: c.Verdict.Fate == rerank.FateInjected,
+			When: c.Episode.OccurredAt.Format("2006-01-02"), Detail: h.personPath(req.User) + "/episodes/" + strconv.FormatInt(c.Episode.ID, 10),
+			Parts: fmt.Sprintf("rrf %.3f · lex %.3f · rec %.3f · coverage %.2f · proximity %.2f · lacking %.2f · cosine %.3f",
+				c.RRFNorm, c.Lex, c.Rec, c.Coverage, c.Proximity, c.Lacking, c.Cosine)}
+		cv.Text, _ = clip(strings.TrimSpace(c.Episode.UserText+" / "+c.Episode.ReplyText), 120)
+		if cv.Injected {
+			v.Injected++
+		}
+		x := 0
+		for _, ct := range o.Rank.Weights.Contributions(c.Parts) {
+			if ct.Value <= 0 || top <= 0 {
+				continue
+			}
+			w := int(ct.Value / top * barWidth)
+			if w == 0 {
+				continue
+			}
+			cv.Bars = append(cv.Bars, barView{Part: ct.Part, X: x, Width: w, Value: ct.Value})
+			x += w
+			if !seen[ct.Part] {
+				seen[ct.Part] = true
+				v.Legend = append(v.Legend, ct.Part)
+			}
+		}
+		cv.ProbWidth, cv.LevelX = int(c.Probability*probWidth), int(in.Level*probWidth)
+		q := url.Values{"user": {req.User}, "text": {req.Text}, "why": {strconv.FormatInt(c.Episode.ID, 10)}}
+		for k, val := range map[string]string{"recent": v.Form.Recent, "now": v.Form.Now, "preset": v.Form.Preset} {
+			if val != "" {
+				q.Set(k, val)
+			}
+		}
+		cv.WhyNotLink = h.cfg.Base + "ask?" + q.Encode()
+		v.Cands = append(v.Cands, cv)
+	}
+	stages := []struct {
+		name string
+		d    time.Duration
+	}{{"prepare", tr.Prepare}, {"embed", tr.Embed}, {"knn", tr.KNN}, {"bm25", tr.BM25}, {"fuse", tr.Fuse}, {"fetch", tr.Fetch}, {"rerank", tr.Rerank}, {"total", tr.Total}}
+	for _, s := range stages {
+		w := 0
+		if tr.Total > 0 {
+			w = int(float64(s.d) / float64(tr.Total) * stageWidth)
+		}
+		v.Stages = append(v.Stages, stageView{Name: s.name, Dur: fmt.Sprintf("%.3f ms", float64(s.d.Microseconds())/1000), Width: max(w, 1)})
+	}
+}
+
+// whyView is what the page says of the episode "why not" asks about.
+func (h *Handler) whyView(v askView, res retriever.Result, st retriever.Standing) *whyView {
+	w := &whyView{ID: st.ID, Why: st.Why, Fused: st.Fused, Candidate: st.Candidate, Injected: st.Verdict.Fate == rerank.FateInjected,
+		Detail: v.Person + "/episodes/" + strconv.FormatInt(st.ID, 10)}
+	if st.Verdict.Fate != 0 {
+		w.Fate = st.Verdict.Fate.String()
+	}
+	for i, a := range res.Searches.Arms {
+		w.Ranks = append(w.Ranks, armRank{Arm: a.Name, Rank: st.Ranks[i]})
+	}
+	return w
+}

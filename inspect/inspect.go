@@ -1,0 +1,282 @@
+// Package inspect is omoide's inspector: a handler any Go program mounts
+// (as "omoide serve" mounts it at /ui/) that shows in a browser a store's
+// people, a person's memories, and a retrieval as a picture — each search's
+// hits, the fused candidates with their score parts and probability, and
+// why each was injected or not. Its pages are server-rendered html/template
+// with every asset embedded: nothing is fetched from elsewhere, and no
+// toolchain is needed beyond go build.
+//
+//	mem, _ := omoide.Open(ctx, omoide.Config{Path: "memory.db"})
+//	mux.Handle("/ui/", inspect.New(mem, inspect.Config{}))
+package inspect
+
+import (
+	"cmp"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/retriever"
+)
+
+// DefaultBase is where New mounts the inspector when Config.Base is "".
+const DefaultBase = "/ui/"
+
+// DefaultRequestTimeout bounds one page's work when Config.RequestTimeout is
+// 0.
+const DefaultRequestTimeout = 30 * time.Second
+
+// PageSize is how many people or memories a page lists.
+const PageSize = 50
+
+// cookieName holds a signed-in browser's proof of the token.
+const cookieName = "omoide_inspect"
+
+// Config configures New. Its zero value works: no token, mounted at /ui/,
+// normal episodes only, deletes and forgets allowed.
+type Config struct {
+	// Token is the bearer token the pages require; "" requires none. A
+	// browser enters it once on the sign-in page and keeps a proof of it in
+	// an HttpOnly, SameSite=Strict cookie; a program sends
+	// "Authorization: Bearer TOKEN".
+	Token string
+	// Base is the path the handler is mounted at, ending in "/"; "" is
+	// DefaultBase. Every link it renders starts with it.
+	Base string
+	// MaxSensitivity is the most private level shown: an episode above it
+	// appears on no page, in no search, export or retrieval, as in
+	// omoidehttp.Config.MaxRequestSensitivity. Its zero shows normal
+	// episodes only.
+	MaxSensitivity episode.Sensitivity
+	// ReadOnly hides and refuses deleting a memory and forgetting a
+	// person (a store opened read-only refuses them anyway).
+	ReadOnly bool
+	// RequestTimeout bounds one page's work; 0 is DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// Now is the clock of a retrieval that names no time; nil is time.Now.
+	Now func() time.Time
+}
+
+// Handler serves the inspector's pages over a Memory. It is safe for
+// concurrent use. Deletes and forgets are POST forms, refused from another
+// origin (http.CrossOriginProtection).
+type Handler struct {
+	mem     *omoide.Memory
+	cfg     Config
+	mux     *http.ServeMux
+	proof   string // the cookie value that proves the token: an HMAC of it
+	cop     *http.CrossOriginProtection
+	pages   map[string]*template.Template
+	presets sync.Map // preset name → *presetRetriever
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// New returns the inspector over mem. The caller keeps mem open while the
+// handler serves.
+func New(mem *omoide.Memory, cfg Config) *Handler {
+	cfg.Base = cmp.Or(cfg.Base, DefaultBase)
+	if !strings.HasSuffix(cfg.Base, "/") {
+		cfg.Base += "/"
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &Handler{mem: mem, cfg: cfg, mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
+	if cfg.Token != "" {
+		mac := hmac.New(sha256.New, []byte(cfg.Token))
+		mac.Write([]byte("omoide inspector sign-in"))
+		h.proof = hex.EncodeToString(mac.Sum(nil))
+	}
+	h.pages = parsePages(h)
+	b := cfg.Base
+	static, _ := fs.Sub(staticFS, "static")
+	h.mux.Handle("GET "+b+"static/", http.StripPrefix(b+"static/", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET "+b+"{$}", h.page(h.people))
+	h.mux.HandleFunc("GET "+b+"signin", h.signinPage)
+	h.mux.HandleFunc("POST "+b+"signin", h.signin)
+	h.mux.HandleFunc("POST "+b+"signout", h.signout)
+	h.mux.HandleFunc("GET "+b+"people/{user}", h.page(h.person))
+	h.mux.HandleFunc("GET "+b+"people/{user}/episodes/{id}", h.page(h.detail))
+	h.mux.HandleFunc("POST "+b+"people/{user}/episodes/{id}/delete", h.page(h.deleteEpisode))
+	h.mux.HandleFunc("POST "+b+"people/{user}/forget", h.page(h.forget))
+	h.mux.HandleFunc("GET "+b+"people/{user}/export.jsonl", h.export)
+	h.mux.HandleFunc("GET "+b+"ask", h.page(h.ask))
+	h.mux.HandleFunc(b, func(w http.ResponseWriter, r *http.Request) {
+		h.render(w, r, http.StatusNotFound, "error", errorView{Title: "Not found", Message: fmt.Sprintf("The inspector has no page %s.", r.URL.Path)})
+	})
+	return h
+}
+
+// ServeHTTP sets the pages' security headers, requires the token (but for
+// the sign-in page and the static assets), refuses a form from another
+// origin, and routes the request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	// Scripts and styles from this handler only: an episode's text can
+	// never run, even if a template failed to escape it.
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer") // the ask page's URL holds a message
+	hd.Set("Cache-Control", "no-store")
+	if err := h.cop.Check(r); err != nil {
+		h.render(w, r, http.StatusForbidden, "error", errorView{Title: "Refused", Message: "A form from another site may not change memories here: " + err.Error()})
+		return
+	}
+	open := r.URL.Path == h.cfg.Base+"signin" || strings.HasPrefix(r.URL.Path, h.cfg.Base+"static/")
+	if h.cfg.Token != "" && !open && !h.authorized(r) {
+		if r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, ".jsonl") {
+			http.Redirect(w, r, h.cfg.Base+"signin?next="+queryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
+		h.render(w, r, http.StatusUnauthorized, "error", errorView{Title: "Sign in", Message: "This inspector needs its token: sign in first."})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+	defer cancel()
+	h.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// authorized reports whether r carries the token, as a bearer header or as
+// the sign-in cookie. Both sides are hashed or HMACs of equal length, so the
+// comparison takes the same time whatever was sent.
+func (h *Handler) authorized(r *http.Request) bool {
+	if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		got, want := sha256.Sum256([]byte(strings.TrimSpace(tok))), sha256.Sum256([]byte(h.cfg.Token))
+		return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	}
+	c, err := r.Cookie(cookieName)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(h.proof)) == 1
+}
+
+// statusError is an error shown as a page with its status.
+type statusError struct {
+	status int
+	title  string
+	msg    string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error {
+	return &statusError{http.StatusNotFound, "Not found", fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) error {
+	return &statusError{http.StatusBadRequest, "Bad request", fmt.Sprintf(format, args...)}
+}
+
+// view is what a page handler returns: the template to render, its data and
+// status, or a redirect.
+type view struct {
+	name     string
+	data     any
+	status   int
+	redirect string
+}
+
+// page adapts a page handler: its view rendered, or its error as a page.
+func (h *Handler) page(f func(r *http.Request) (view, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := f(r)
+		if err != nil {
+			var se *statusError
+			if !errors.As(err, &se) {
+				se = &statusError{http.StatusInternalServerError, "Error", err.Error()}
+				if errors.Is(err, context.DeadlineExceeded) {
+					se.status, se.title = http.StatusServiceUnavailable, "Too slow"
+				}
+			}
+			h.render(w, r, se.status, "error", errorView{Title: se.title, Message: se.msg})
+			return
+		}
+		if v.redirect != "" {
+			http.Redirect(w, r, v.redirect, http.StatusSeeOther)
+			return
+		}
+		h.render(w, r, cmp.Or(v.status, http.StatusOK), v.name, v.data)
+	}
+}
+
+// errorView is the error page's data.
+type errorView struct {
+	Title, Message string
+}
+
+// layout is what every page's frame shows.
+type layout struct {
+	Base       string
+	Title      string
+	SignedIn   bool // a token is required and this browser holds it: a sign-out button
+	Store      string
+	Embedder   string
+	Analyzer   string
+	Decision   string
+	Ceiling    episode.Sensitivity
+	ReadOnly   bool
+	Page       any
+	Generated  time.Duration
+	generating time.Time
+}
+
+// render writes the page name with data inside the layout.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	t := h.pages[name]
+	meta := h.mem.Store.Meta()
+	l := layout{Base: h.cfg.Base, Title: titleOf(name, data), SignedIn: h.cfg.Token != "" && h.authorized(r),
+		Store: h.mem.Store.Path(), Embedder: meta.Embedder.String(), Analyzer: meta.Analyzer,
+		Decision: h.mem.Retriever.Decision(), Ceiling: h.cfg.MaxSensitivity, ReadOnly: h.readOnly(), Page: data}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, "layout", l); err != nil {
+		http.Error(w, "inspector: render "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	fmt.Fprint(w, b.String())
+}
+
+// readOnly reports whether deleting and forgetting are off.
+func (h *Handler) readOnly() bool { return h.cfg.ReadOnly || h.mem.Store.ReadOnly() }
+
+// titled is a page's data that names its title.
+type titled interface{ PageTitle() string }
+
+func titleOf(name string, data any) string {
+	if t, ok := data.(titled); ok {
+		return t.PageTitle()
+	}
+	if e, ok := data.(errorView); ok {
+		return e.Title
+	}
+	return name
+}
+
+func (e errorView) PageTitle() string { return e.Title }
+
+// capped is f showing no more than the ceiling.
+func (h *Handler) capped(f retriever.Filter) retriever.Filter {
+	f.MaxSensitivity = min(f.MaxSensitivity, h.cfg.MaxSensitivity)
+	return f
+}

@@ -1,0 +1,330 @@
+package inspect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
+)
+
+// peopleView is the people page's data.
+type peopleView struct {
+	Filter string
+	People []sqlite.PersonActivity
+	Next   string // the next page's URL, "" on the last
+	Flash  string
+}
+
+func (v peopleView) PageTitle() string { return "People" }
+
+// people lists the store's people, PageSize at a time, in byte order of
+// their names, those holding the filter's text only.
+func (h *Handler) people(r *http.Request) (view, error) {
+	q := r.URL.Query()
+	v := peopleView{Filter: q.Get("q"), Flash: q.Get("flash")}
+	ps, err := h.mem.Store.PeopleWith(r.Context(), sqlite.PeopleQuery{After: q.Get("after"), Contains: v.Filter, Limit: PageSize + 1})
+	if err != nil {
+		return view{}, err
+	}
+	if len(ps) > PageSize {
+		ps = ps[:PageSize]
+		v.Next = h.cfg.Base + "?" + url.Values{"q": {v.Filter}, "after": {ps[len(ps)-1].User}}.Encode()
+	}
+	v.People = ps
+	return view{name: "people", data: v}, nil
+}
+
+// personView is a person's page's data.
+type personView struct {
+	User     string
+	Path     string // the person's page
+	Shown    int    // the episodes the ceiling shows
+	Hidden   int    // above the ceiling: counted, never shown
+	Search   string
+	Memories []memory
+	Next     string // the next (older) page's URL
+	Flash    string
+	ReadOnly bool
+}
+
+func (v personView) PageTitle() string { return v.User }
+
+// memory is one episode as a page shows it: its texts clipped, the whole of
+// them on its detail page.
+type memory struct {
+	episode.Episode
+	User, Reply      string // clipped
+	Clipped          bool
+	Detail, Delete   string // its detail page, its delete form's action
+	Kind, Sens, Stat string
+}
+
+// clipRunes is how much of a text a list shows.
+const clipRunes = 280
+
+func (h *Handler) memoryOf(e episode.Episode) memory {
+	m := memory{Episode: e, Kind: e.Kind.String(), Sens: e.Sensitivity.String(), Stat: e.State.String()}
+	var cu, cr bool
+	m.User, cu = clip(e.UserText, clipRunes)
+	m.Reply, cr = clip(e.ReplyText, clipRunes)
+	m.Clipped = cu || cr
+	base := h.personPath(e.User) + "/episodes/" + strconv.FormatInt(e.ID, 10)
+	m.Detail, m.Delete = base, base+"/delete"
+	return m
+}
+
+// clip returns s cut to n runes, and whether it was cut.
+func clip(s string, n int) (string, bool) {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j], true
+		}
+		i++
+	}
+	return s, false
+}
+
+// personPath is the URL path of user's page: the name in the user header's
+// wire form (percent-encoded UTF-8; omoidehttp.EncodeUser), with the bytes
+// a path cannot hold as they are escaped too.
+func (h *Handler) personPath(user string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.WriteString(h.cfg.Base + "people/")
+	for i := 0; i < len(user); i++ {
+		c := user[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`%"#<>?[\]^`+"`{|}/;", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// user returns the person the path names, who must be stored and hold an
+// episode the ceiling shows... or any episode: a person whose memories are
+// all above the ceiling is listed and shown as such.
+func (h *Handler) user(r *http.Request) (string, error) {
+	user := r.PathValue("user")
+	if err := episode.CheckStoredUser(user); err != nil {
+		return "", badRequest("The path names no person: %s.", strings.TrimPrefix(err.Error(), "user "))
+	}
+	n, err := h.mem.Store.Count(r.Context(), user)
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", notFound("No person named %q is stored here.", user)
+	}
+	return user, nil
+}
+
+// counts returns how many of user's episodes the ceiling shows and hides.
+func (h *Handler) counts(r *http.Request, user string) (shown, hidden int, err error) {
+	cs, err := h.mem.Store.Classes(r.Context(), user)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, c := range cs {
+		if c.Sensitivity > h.cfg.MaxSensitivity {
+			hidden += c.Episodes
+		} else {
+			shown += c.Episodes
+		}
+	}
+	return shown, hidden, nil
+}
+
+// person shows one person's memories newest first, PageSize at a time, or
+// those a search finds.
+func (h *Handler) person(r *http.Request) (view, error) {
+	user, err := h.user(r)
+	if err != nil {
+		return view{}, err
+	}
+	q := r.URL.Query()
+	v := personView{User: user, Path: h.personPath(user), Search: strings.TrimSpace(q.Get("q")), Flash: q.Get("flash"), ReadOnly: h.readOnly()}
+	if v.Shown, v.Hidden, err = h.counts(r, user); err != nil {
+		return view{}, err
+	}
+	var eps []episode.Episode
+	if v.Search != "" {
+		eps, err = h.mem.Store.Search(r.Context(), user, v.Search, h.cfg.MaxSensitivity, PageSize)
+	} else {
+		var after sqlite.Cursor
+		if c := q.Get("after"); c != "" {
+			if after, err = sqlite.ParseCursor(c); err != nil {
+				return view{}, badRequest("The page's cursor is not one this inspector wrote: %v.", err)
+			}
+		}
+		eps, err = h.mem.Store.Newest(r.Context(), user, after, h.cfg.MaxSensitivity, PageSize+1)
+		if len(eps) > PageSize {
+			eps = eps[:PageSize]
+			last := eps[len(eps)-1]
+			v.Next = v.Path + "?after=" + queryEscape(sqlite.Cursor{OccurredAt: last.OccurredAt, ID: last.ID}.String())
+		}
+	}
+	if err != nil {
+		return view{}, err
+	}
+	for _, e := range eps {
+		v.Memories = append(v.Memories, h.memoryOf(e))
+	}
+	return view{name: "person", data: v}, nil
+}
+
+// detailView is one memory's page.
+type detailView struct {
+	memory
+	Person   string // the person's page
+	Ask      string // the ask page, about to say why not this one
+	ReadOnly bool
+	Flash    string
+}
+
+func (v detailView) PageTitle() string { return fmt.Sprintf("Memory %d", v.ID) }
+
+// episode returns the episode the path names, which must be the path's
+// person's and shown by the ceiling.
+func (h *Handler) episode(r *http.Request) (string, episode.Episode, error) {
+	user, err := h.user(r)
+	if err != nil {
+		return "", episode.Episode{}, err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return "", episode.Episode{}, badRequest("%q is no episode id: an id is a positive whole number.", r.PathValue("id"))
+	}
+	e, err := h.mem.Store.Get(r.Context(), id)
+	if errors.Is(err, episode.ErrNotFound) || err == nil && (e.User != user || e.Sensitivity > h.cfg.MaxSensitivity) {
+		// Another person's episode, or one above the ceiling, is as absent.
+		return "", episode.Episode{}, notFound("%s has no memory %d.", user, id)
+	}
+	return user, e, err
+}
+
+func (h *Handler) detail(r *http.Request) (view, error) {
+	user, e, err := h.episode(r)
+	if err != nil {
+		return view{}, err
+	}
+	m := h.memoryOf(e)
+	m.User, m.Reply, m.Clipped = e.UserText, e.ReplyText, false
+	return view{name: "detail", data: detailView{memory: m, Person: h.personPath(user), ReadOnly: h.readOnly(), Flash: r.URL.Query().Get("flash"),
+		Ask: h.cfg.Base + "ask?" + url.Values{"user": {user}, "why": {strconv.FormatInt(e.ID, 10)}}.Encode()}}, nil
+}
+
+// deleteEpisode deletes one memory and goes back to the person's page,
+// saying so; a memory already gone is said to be, and nothing changes.
+func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
+	if h.readOnly() {
+		return view{}, &statusError{http.StatusForbidden, "Read-only", "This inspector is read-only: nothing is deleted (omoide inspect -write allows it)."}
+	}
+	user, err := h.user(r)
+	if err != nil {
+		return view{}, err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return view{}, badRequest("%q is no episode id: an id is a positive whole number.", r.PathValue("id"))
+	}
+	back := h.personPath(user)
+	e, err := h.mem.Store.Get(r.Context(), id)
+	switch {
+	case errors.Is(err, episode.ErrNotFound):
+		return view{redirect: back + "?flash=" + queryEscape(fmt.Sprintf("Memory %d was already gone: nothing was deleted.", id))}, nil
+	case err != nil:
+		return view{}, err
+	case e.User != user || e.Sensitivity > h.cfg.MaxSensitivity:
+		return view{}, notFound("%s has no memory %d.", user, id)
+	}
+	d, err := h.mem.Delete(r.Context(), id)
+	if err != nil {
+		return view{}, err
+	}
+	msg := fmt.Sprintf("Deleted memory %d, its text erased from the store's file.", id)
+	if len(d.Episodes) == 0 {
+		msg = fmt.Sprintf("Memory %d was already gone: nothing was deleted.", id)
+	}
+	return view{redirect: back + "?flash=" + queryEscape(msg)}, nil
+}
+
+// forget forgets a person, when the form's confirmation is their name.
+func (h *Handler) forget(r *http.Request) (view, error) {
+	if h.readOnly() {
+		return view{}, &statusError{http.StatusForbidden, "Read-only", "This inspector is read-only: nobody is forgotten (omoide inspect -write allows it)."}
+	}
+	user, err := h.user(r)
+	if err != nil {
+		return view{}, err
+	}
+	if got := r.PostFormValue("confirm"); got != user {
+		return view{redirect: h.personPath(user) + "?flash=" + queryEscape(fmt.Sprintf("Not forgotten: type the name %q exactly to confirm (got %q).", user, got))}, nil
+	}
+	e, err := h.mem.Forget(r.Context(), user)
+	if err != nil {
+		return view{}, err
+	}
+	return view{redirect: h.cfg.Base + "?flash=" + queryEscape(fmt.Sprintf("Forgot %s: %d memories and the name erased.", user, e.Episodes))}, nil
+}
+
+// export writes the person's memories that the ceiling shows as the JSON
+// Lines ingest reads.
+func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
+	user, err := h.user(r)
+	if err != nil {
+		h.page(func(*http.Request) (view, error) { return view{}, err })(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/jsonl; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="memories.jsonl"`)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var after sqlite.Cursor
+	for {
+		eps, err := h.mem.Store.Newest(r.Context(), user, after, h.cfg.MaxSensitivity, 1000)
+		if err != nil {
+			return // the status is sent: the body ends short
+		}
+		for _, e := range eps {
+			if enc.Encode(episode.RecordOf(e)) != nil {
+				return
+			}
+		}
+		if len(eps) < 1000 {
+			return
+		}
+		after = sqlite.Cursor{OccurredAt: eps[len(eps)-1].OccurredAt, ID: eps[len(eps)-1].ID}
+	}
+}
+
+func queryEscape(s string) string { return url.QueryEscape(s) }
+
+// ago says how long before now t was, roughly.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "in the future"
+	case d < time.Hour:
+		return fmt.Sprintf("%d minutes ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours ago", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+	case d < 730*24*time.Hour:
+		return fmt.Sprintf("%d months ago", int(d.Hours()/24/30))
+	}
+	return fmt.Sprintf("%d years ago", int(d.Hours()/24/365))
+}

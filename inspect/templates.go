@@ -1,0 +1,30 @@
+package inspect
+
+import (
+	"fmt"
+	"html/template"
+	"time"
+)
+
+// pageNames are the pages, each a template file beside layout.html.
+var pageNames = []string{"people", "person", "detail", "ask", "error", "signin"}
+
+// parsePages parses each page inside the layout. The templates are
+// embedded and parsed by every test, so a failure is caught before release;
+// it panics at New, never at a request.
+func parsePages(h *Handler) map[string]*template.Template {
+	funcs := template.FuncMap{
+		"base":       func() string { return h.cfg.Base },
+		"personPath": h.personPath,
+		"time":       func(t time.Time) string { return t.Format("2006-01-02 15:04") },
+		"ago":        func(t time.Time) string { return ago(h.cfg.Now(), t) },
+		"f2":         func(v float64) string { return fmt.Sprintf("%.2f", v) },
+		"f3":         func(v float64) string { return fmt.Sprintf("%.3f", v) },
+		"add":        func(a, b int) int { return a + b },
+	}
+	out := map[string]*template.Template{}
+	for _, name := range pageNames {
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+	return out
+}
