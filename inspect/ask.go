@@ -20,6 +20,7 @@ import (
 // askForm is the ask page's inputs, each with its error when it has one.
 type askForm struct {
 	User, Text, Recent, Now, Preset, Why string
+	Sens                                 string            // the most private level searched; "": the preset's
 	Errors                               map[string]string // field → what is wrong with it
 }
 
@@ -31,6 +32,7 @@ func (f askForm) Err(field string) string { return f.Errors[field] }
 type askView struct {
 	Form      askForm
 	Presets   []string
+	Levels    []string // the levels the form may search up to: those the ceiling shows
 	Ran       bool
 	Person    string // the person's page
 	NowUsed   string
@@ -163,8 +165,10 @@ func (h *Handler) memoryFor(preset string) (*omoide.Memory, error) {
 }
 
 // request reads the form into a retrieval, marking each field that is
-// wrong; ok is false when one is.
-func (h *Handler) request(f *askForm) (req retriever.Request, ok bool) {
+// wrong; ok is false when one is. sens is the level asked to search up to,
+// -1 for the preset's.
+func (h *Handler) request(f *askForm) (req retriever.Request, sens episode.Sensitivity, ok bool) {
+	sens = -1
 	f.Errors = map[string]string{}
 	req = retriever.Request{User: f.User, Text: f.Text, WithCandidates: true}
 	if err := episode.CheckStoredUser(f.User); err != nil {
@@ -214,7 +218,16 @@ func (h *Handler) request(f *askForm) (req retriever.Request, ok bool) {
 			f.Errors["why"] = fmt.Sprintf("%q is no episode id: an id is a positive whole number.", f.Why)
 		}
 	}
-	return req, len(f.Errors) == 0
+	if f.Sens != "" {
+		var err error
+		switch sens, err = episode.ParseSensitivity(f.Sens); {
+		case err != nil:
+			f.Errors["sens"] = err.Error()
+		case sens > h.cfg.MaxSensitivity:
+			f.Errors["sens"] = fmt.Sprintf("This inspector shows episodes up to %s, not %s.", h.cfg.MaxSensitivity, sens)
+		}
+	}
+	return req, sens, len(f.Errors) == 0
 }
 
 // parseNow reads a time as RFC 3339 or as a browser's datetime-local
@@ -232,12 +245,15 @@ func parseNow(s string) (time.Time, error) {
 // retrieval as a picture.
 func (h *Handler) ask(r *http.Request) (view, error) {
 	q := r.URL.Query()
-	f := askForm{User: q.Get("user"), Text: q.Get("text"), Recent: q.Get("recent"), Now: q.Get("now"), Preset: q.Get("preset"), Why: q.Get("why")}
+	f := askForm{User: q.Get("user"), Text: q.Get("text"), Recent: q.Get("recent"), Now: q.Get("now"), Preset: q.Get("preset"), Why: q.Get("why"), Sens: q.Get("sens")}
 	v := askView{Form: f, Presets: []string{omoide.PresetDefault, omoide.PresetReference}}
-	if f.Text == "" && f.Recent == "" && f.Now == "" && f.Preset == "" {
+	for s := episode.SensitivityNormal; s <= h.cfg.MaxSensitivity; s++ {
+		v.Levels = append(v.Levels, s.String())
+	}
+	if f.Text == "" && f.Recent == "" && f.Now == "" && f.Preset == "" && f.Sens == "" {
 		return view{name: "ask", data: v}, nil // the form alone
 	}
-	req, ok := h.request(&f)
+	req, sens, ok := h.request(&f)
 	v.Form = f
 	if !ok {
 		return view{name: "ask", data: v, status: http.StatusBadRequest}, nil
@@ -250,6 +266,9 @@ func (h *Handler) ask(r *http.Request) (view, error) {
 		req.Now = h.cfg.Now()
 	}
 	filter := h.capped(mem.Retriever.Options().Filter)
+	if sens >= 0 {
+		filter.MaxSensitivity = sens
+	}
 	req.Filter = &filter
 	section, res, err := mem.EvidenceWith(r.Context(), req, mem.Pack)
 	if err != nil {
@@ -358,7 +377,7 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 		}
 		cv.ProbWidth, cv.LevelX = int(c.Probability*probWidth), int(in.Level*probWidth)
 		q := url.Values{"user": {req.User}, "text": {req.Text}, "why": {strconv.FormatInt(c.Episode.ID, 10)}}
-		for k, val := range map[string]string{"recent": v.Form.Recent, "now": v.Form.Now, "preset": v.Form.Preset} {
+		for k, val := range map[string]string{"recent": v.Form.Recent, "now": v.Form.Now, "preset": v.Form.Preset, "sens": v.Form.Sens} {
 			if val != "" {
 				q.Set(k, val)
 			}

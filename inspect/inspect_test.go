@@ -1,0 +1,363 @@
+package inspect_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/inspect"
+	"github.com/omoide/omoide/retriever"
+)
+
+// TestPages: each page answers with what it shows, and a person or memory
+// that does not exist is a 404 page saying which.
+func TestPages(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	for _, c := range []struct {
+		path   string
+		status int
+		want   []string
+		not    []string
+	}{
+		{"/ui/", 200, []string{haruka, "kenta", html.EscapeString(odd), "mei"}, nil},
+		{"/ui/?q=" + url.QueryEscape("る"), 200, []string{haruka}, []string{"kenta"}},
+		{"/ui/?q=" + url.QueryEscape("%"), 200, []string{html.EscapeString(odd)}, []string{haruka}},
+		{personURL(haruka), 200, []string{"駅前の新しいラーメン屋", "猫のこむぎ", "Memories, newest first"}, []string{"店長に告白"}},
+		{personURL(odd), 200, []string{"新しい自転車を買った"}, nil},
+		{personURL(haruka) + "?q=" + url.QueryEscape("ラーメン屋で"), 200, []string{"駅前の新しいラーメン屋"}, []string{"猫のこむぎ", "店長に告白"}},
+		{personURL(haruka) + "/episodes/" + strconv.FormatInt(f.ids["knee"], 10), 200, []string{"膝が痛くて", "無理しないでね", "external id", "knee"}, nil},
+		{personURL("nobody"), 404, []string{`No person named &#34;nobody&#34; is stored here.`}, nil},
+		{personURL(haruka) + "/episodes/999999", 404, []string{haruka + " has no memory 999999."}, nil},
+		// Another person's memory, and one above the ceiling, are as absent.
+		{personURL(haruka) + "/episodes/" + strconv.FormatInt(f.ids["camp"], 10), 404, []string{"has no memory"}, []string{"キャンプ"}},
+		{personURL(haruka) + "/episodes/" + strconv.FormatInt(f.ids["secret"], 10), 404, []string{"has no memory"}, []string{"店長"}},
+		{personURL(haruka) + "/episodes/x", 400, []string{"is no episode id"}, nil},
+		{personURL(haruka) + "?after=bogus", 400, []string{"cursor"}, nil},
+		{"/ui/nowhere", 404, []string{"no page /ui/nowhere"}, nil},
+	} {
+		status, body, _ := f.get(t, c.path)
+		if status != c.status {
+			t.Errorf("GET %s: %d, want %d\n%s", c.path, status, c.status, body)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s lacks %q", c.path, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(body, n) {
+				t.Errorf("GET %s shows %q", c.path, n)
+			}
+		}
+	}
+}
+
+// TestNothingRuns: every page carries a policy that runs no inline script,
+// loads its one script from the inspector, and shows a hostile text as text.
+func TestNothingRuns(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	ask := "/ui/ask?" + url.Values{"user": {haruka}, "text": {"それは何？ img"}}.Encode()
+	for _, path := range []string{"/ui/", personURL(haruka), personURL(haruka) + "/episodes/" + strconv.FormatInt(f.ids["hostile"], 10), ask, "/ui/nowhere"} {
+		_, body, h := f.get(t, path)
+		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("%s: Content-Security-Policy %q", path, csp)
+		}
+		if strings.Contains(body, "<img") || strings.Contains(body, "<script>") {
+			t.Errorf("%s: markup of an episode's text reached the page unescaped", path)
+		}
+		for _, tag := range regexp.MustCompile(`<[a-z][^>]*>`).FindAllString(body, -1) {
+			if regexp.MustCompile(`(?i)\son[a-z]+=`).MatchString(tag) {
+				t.Errorf("%s: an event handler attribute: %s", path, tag)
+			}
+		}
+		for _, tag := range regexp.MustCompile(`<script[^>]*>`).FindAllString(body, -1) {
+			if !strings.Contains(tag, `src="/ui/static/inspect.js"`) {
+				t.Errorf("%s: a script not from the inspector: %s", path, tag)
+			}
+		}
+	}
+	_, body, _ := f.get(t, personURL(haruka))
+	if !strings.Contains(body, html.EscapeString(`<img src=x onerror="document.title='pwned'">`)) {
+		t.Error("the hostile text is not shown, escaped, on the person's page")
+	}
+	status, js, h := f.get(t, "/ui/static/inspect.js")
+	if status != 200 || !strings.Contains(js, "data-confirm") || !strings.HasPrefix(h.Get("Content-Type"), "text/javascript") {
+		t.Errorf("the script: %d %q", status, h.Get("Content-Type"))
+	}
+}
+
+// TestCeiling: an episode above the ceiling appears on no page, in no
+// search, export or retrieval; a ceiling that admits it shows it as such.
+func TestCeiling(t *testing.T) {
+	ask := "/ui/ask?" + url.Values{"user": {haruka}, "text": {"ラーメン屋の店長"}, "recent": {""}, "sens": {"secret"}, "why": {"0"}}.Encode()
+	secretID := func(f *fixture) string { return strconv.FormatInt(f.ids["secret"], 10) }
+	for _, c := range []struct {
+		ceiling episode.Sensitivity
+		shown   bool
+	}{{episode.SensitivityNormal, false}, {episode.SensitivitySecret, true}} {
+		f := newFixture(t, inspect.Config{MaxSensitivity: c.ceiling})
+		pages := []string{personURL(haruka), personURL(haruka) + "?q=" + url.QueryEscape("店長に告白"), personURL(haruka) + "/export.jsonl",
+			strings.Replace(ask, "why=0", "why="+secretID(f), 1), personURL(haruka) + "/episodes/" + secretID(f)}
+		for _, p := range pages {
+			status, body, _ := f.get(t, p)
+			if got := strings.Contains(body, "内緒にするね") || strings.Contains(body, "告白された"); got != c.shown {
+				t.Errorf("ceiling %s: %s (%d) shows the secret: %v, want %v", c.ceiling, p, status, got, c.shown)
+			}
+		}
+		_, body, _ := f.get(t, personURL(haruka))
+		if hidden := strings.Contains(body, "more are above what this inspector shows"); hidden == c.shown {
+			t.Errorf("ceiling %s: the hidden count said %v", c.ceiling, hidden)
+		}
+		if c.shown && !strings.Contains(body, `badge sens-secret`) {
+			t.Errorf("ceiling %s: the secret memory carries no badge", c.ceiling)
+		}
+	}
+}
+
+// TestAsk: the ask page draws one retrieval: the injected memory with its
+// reason, the declined ones with theirs, the evidence exactly as a model
+// gets it, and "why not" for any memory.
+func TestAsk(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	text := "この前のラーメン屋、また行きたいな"
+	ask := func(extra url.Values) (int, string) {
+		q := url.Values{"user": {haruka}, "text": {text}, "now": {now.Format("2006-01-02T15:04:05Z07:00")}}
+		for k, v := range extra {
+			q[k] = v
+		}
+		status, body, _ := f.get(t, "/ui/ask?"+q.Encode())
+		return status, body
+	}
+	status, body := ask(url.Values{"recent": {"user: 最近寒いね\nassistant: 温かいもの食べたいね"}, "why": {strconv.FormatInt(f.ids["cat"], 10)}})
+	if status != 200 {
+		t.Fatalf("ask: %d\n%s", status, body)
+	}
+	section, res, err := f.mem.Evidence(ctx, retriever.Request{User: haruka, Text: text, Now: now,
+		Recent: []retriever.Message{{Role: "user", Content: "最近寒いね"}, {Role: "assistant", Content: "温かいもの食べたいね"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Episode.ID != f.ids["ramen"] {
+		t.Fatalf("the library injects %v, want the ramen memory", res.Hits)
+	}
+	pre := regexp.MustCompile(`(?s)<pre class="evidence" id="evidence">(.*?)</pre>`).FindStringSubmatch(body)
+	if pre == nil || html.UnescapeString(pre[1]) != section {
+		t.Errorf("the evidence shown is not the library's:\n%v\nwant\n%s", pre, section)
+	}
+	row := func(id int64) string {
+		m := regexp.MustCompile(`(?s)<tr class="[^"]*" id="c` + strconv.FormatInt(id, 10) + `">(.*?)</tr>`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return html.UnescapeString(m[1])
+	}
+	if r := row(f.ids["ramen"]); !strings.Contains(r, "fate-injected") || !strings.Contains(r, "reaches the level") {
+		t.Errorf("the injected memory's row: %s", r)
+	}
+	declined := 0
+	for _, id := range f.ids {
+		if r := row(id); r != "" && !strings.Contains(r, "fate-injected") && strings.Contains(r, "below the level") {
+			declined++
+		}
+	}
+	if declined == 0 {
+		t.Error("no declined candidate says it is below the level")
+	}
+	for _, w := range []string{"Why not memory", "猫", "vector q1", "bm25 q1", "Q2", "<svg class=\"bar\"", "stage"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the ask page lacks %q", w)
+		}
+	}
+	if !strings.Contains(body, `id="why-not-reason"`) {
+		t.Error("no reason for why not")
+	}
+	// The reference preset decides by rules: no probability, its own verdicts.
+	if status, body := ask(url.Values{"preset": {"reference"}, "recent": {""}}); status != 200 || !strings.Contains(body, "rules (no relevance model)") {
+		t.Errorf("reference preset: %d, decision not the rules", status)
+	}
+}
+
+// TestAskBadInput: a malformed field shows the form again with the field
+// marked and why; nothing is retrieved.
+func TestAskBadInput(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	for _, c := range []struct {
+		field, value string
+		status       int
+		why          string
+	}{
+		{"now", "yesterday", 400, "is no time"},
+		{"preset", "fast", 400, "No preset &#34;fast&#34;"},
+		{"recent", "hello there", 400, "Line 1 has no role"},
+		{"recent", "bot: hi", 400, "role"},
+		{"why", "-3", 400, "is no episode id"},
+		{"why", "999999", 404, "has no memory 999999"},
+		{"why", "KENTA", 400, "is no episode id"},
+		{"user", "", 400, "Name a person"},
+	} {
+		q := url.Values{"user": {haruka}, "text": {"ラーメン"}}
+		q.Set(c.field, c.value)
+		if c.why == "has no memory 999999" {
+			q.Set("why", c.value)
+		}
+		status, body, _ := f.get(t, "/ui/ask?"+q.Encode())
+		if status != c.status || !strings.Contains(body, c.why) {
+			t.Errorf("%s=%q: %d, want %d saying %q", c.field, c.value, status, c.status, c.why)
+		}
+		if !strings.Contains(body, fmt.Sprintf(`id="%s" name="%s"`, c.field, c.field)) || !regexp.MustCompile(`id="`+c.field+`"[^>]*aria-invalid="true"`).MatchString(body) {
+			t.Errorf("%s=%q: the field is not marked", c.field, c.value)
+		}
+		if strings.Contains(body, "What the model gets") && c.status == 400 {
+			t.Errorf("%s=%q: retrieved anyway", c.field, c.value)
+		}
+	}
+	// Another person's memory is as absent as one never stored.
+	q := url.Values{"user": {haruka}, "text": {"ラーメン"}, "why": {strconv.FormatInt(f.ids["camp"], 10)}}
+	if status, body, _ := f.get(t, "/ui/ask?"+q.Encode()); status != 404 || strings.Contains(body, "kenta") {
+		t.Errorf("why not another person's memory: %d", status)
+	}
+}
+
+// TestDelete: a memory is deleted by a same-origin POST and retrieval stops
+// returning it; a stale delete says so and changes nothing; a form from
+// another site, a GET and a read-only inspector delete nothing.
+func TestDelete(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	id := f.ids["ramen"]
+	path := personURL(haruka) + "/episodes/" + strconv.FormatInt(id, 10) + "/delete"
+	count := func() int {
+		n, err := f.mem.Store.Count(ctx, haruka)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	if status, _, _ := f.post(t, path, url.Values{}, "Sec-Fetch-Site", "cross-site"); status != http.StatusForbidden || count() != before {
+		t.Fatalf("a cross-site form: %d, count %d → %d", status, before, count())
+	}
+	if status, _, _ := f.get(t, path); status == http.StatusSeeOther || count() != before {
+		t.Fatalf("a GET deleted: %d", status)
+	}
+	status, _, h := f.post(t, path, url.Values{})
+	if status != http.StatusSeeOther || count() != before-1 {
+		t.Fatalf("delete: %d, count %d → %d", status, before, count())
+	}
+	_, body, _ := f.get(t, h.Get("Location"))
+	if !strings.Contains(body, fmt.Sprintf("Deleted memory %d", id)) || strings.Contains(body, "駅前の新しいラーメン屋") {
+		t.Errorf("after the delete the page says or shows the wrong thing")
+	}
+	res, err := f.mem.Retrieve(ctx, retriever.Request{User: haruka, Text: "駅前のラーメン屋", Now: now, WithCandidates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Candidates {
+		if c.Episode.ID == id {
+			t.Error("retrieval still returns the deleted memory")
+		}
+	}
+	status, _, h = f.post(t, path, url.Values{})
+	if _, body, _ := f.get(t, h.Get("Location")); status != http.StatusSeeOther || !strings.Contains(body, "was already gone: nothing was deleted") || count() != before-1 {
+		t.Errorf("a stale delete: %d, count %d", status, count())
+	}
+	ro := newFixture(t, inspect.Config{ReadOnly: true})
+	if status, body, _ := ro.post(t, personURL(haruka)+"/episodes/"+strconv.FormatInt(ro.ids["knee"], 10)+"/delete", url.Values{}); status != http.StatusForbidden || !strings.Contains(body, "read-only") {
+		t.Errorf("read-only delete: %d", status)
+	}
+	if _, body, _ := ro.get(t, personURL(haruka)); strings.Contains(body, ">Delete<") || strings.Contains(body, "Forget this person") {
+		t.Error("a read-only inspector offers to delete")
+	}
+}
+
+// TestForget: a person is forgotten only when the name typed is theirs.
+func TestForget(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	path := personURL(odd) + "/forget"
+	status, _, h := f.post(t, path, url.Values{"confirm": {"50% off"}})
+	if n, _ := f.mem.Store.Count(ctx, odd); status != http.StatusSeeOther || n != 1 {
+		t.Fatalf("a wrong confirmation: %d, %d memories left", status, n)
+	}
+	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Not forgotten: type the name") {
+		t.Error("a wrong confirmation is not explained")
+	}
+	status, _, h = f.post(t, path, url.Values{"confirm": {odd}})
+	if n, _ := f.mem.Store.Count(ctx, odd); status != http.StatusSeeOther || n != 0 {
+		t.Fatalf("forget: %d, %d memories left", status, n)
+	}
+	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Forgot "+html.EscapeString(odd)+": 1 memories") {
+		t.Errorf("forget is not reported")
+	}
+	if status, _, _ := f.get(t, personURL(odd)); status != 404 {
+		t.Errorf("a forgotten person's page: %d", status)
+	}
+}
+
+// TestExport: the export is the JSON Lines ingest reads, of the memories the
+// ceiling shows.
+func TestExport(t *testing.T) {
+	f := newFixture(t, inspect.Config{MaxSensitivity: episode.SensitivityPrivate})
+	status, body, h := f.get(t, personURL(haruka)+"/export.jsonl")
+	if status != 200 || !strings.HasPrefix(h.Get("Content-Type"), "application/jsonl") {
+		t.Fatalf("export: %d %s", status, h.Get("Content-Type"))
+	}
+	lines := strings.Split(strings.TrimSpace(body), "\n")
+	if len(lines) != 6 { // seven of haruka's, less the secret one
+		t.Fatalf("export: %d lines, want 6", len(lines))
+	}
+	for _, l := range lines {
+		var r episode.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.User != haruka {
+			t.Errorf("line %q: %v", l, err)
+		}
+	}
+}
+
+// TestToken: with a token, a page needs it: by bearer header, or by the
+// cookie the sign-in page sets (HttpOnly, SameSite=Strict).
+func TestToken(t *testing.T) {
+	f := newFixture(t, inspect.Config{Token: "s3cret"})
+	status, _, h := f.get(t, personURL(haruka))
+	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/ui/signin?next=") {
+		t.Fatalf("no token: %d → %s", status, h.Get("Location"))
+	}
+	if status, body, _ := f.post(t, personURL(haruka)+"/forget", url.Values{"confirm": {haruka}}); status != http.StatusUnauthorized || strings.Contains(body, "Forgot") {
+		t.Fatalf("a forget without the token: %d", status)
+	}
+	if status, _, _ := f.get(t, "/ui/static/inspect.css"); status != 200 {
+		t.Errorf("the sign-in page's style needs the token: %d", status)
+	}
+	if status, _, _ := f.get(t, personURL(haruka), "Authorization", "Bearer s3cret"); status != 200 {
+		t.Errorf("bearer token: %d", status)
+	}
+	if status, body, _ := f.post(t, "/ui/signin", url.Values{"token": {"guess"}, "next": {personURL(haruka)}}); status != http.StatusUnauthorized || !strings.Contains(body, "That is not the token") {
+		t.Errorf("a wrong token: %d", status)
+	}
+	status, _, h = f.post(t, "/ui/signin", url.Values{"token": {"s3cret"}, "next": {"https://evil.example/"}})
+	if status != http.StatusSeeOther || h.Get("Location") != "/ui/" {
+		t.Errorf("sign-in to another site: %d → %s", status, h.Get("Location"))
+	}
+	cookie := h.Get("Set-Cookie")
+	for _, w := range []string{"HttpOnly", "SameSite=Strict", "Path=/ui/"} {
+		if !strings.Contains(cookie, w) {
+			t.Errorf("cookie %q lacks %s", cookie, w)
+		}
+	}
+	if strings.Contains(cookie, "s3cret") {
+		t.Error("the cookie holds the token itself")
+	}
+	value := strings.SplitN(strings.SplitN(cookie, ";", 2)[0], "=", 2)[1]
+	if status, _, _ := f.get(t, personURL(haruka), "Cookie", "omoide_inspect="+value); status != 200 {
+		t.Errorf("signed in: %d", status)
+	}
+	if status, _, _ := f.get(t, personURL(haruka), "Cookie", "omoide_inspect="+strings.Repeat("0", len(value))); status != http.StatusSeeOther {
+		t.Errorf("a forged cookie: %d", status)
+	}
+}
