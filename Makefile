@@ -5,7 +5,7 @@ GOFLAGS  := -tags=$(TAGS)
 EVAL     ?= ../shared/eval
 BIN      := bin
 
-.PHONY: all build test demo bench eval race fuzz vet clean tools thesaurus
+.PHONY: all build test demo bench eval race fuzz vet clean tools thesaurus browser screenshots
 
 # The cluster test's proxy and replicator (docs/scale-out.md), built with the
 # project's Go into .tools/bin, once.
@@ -23,8 +23,24 @@ vet:
 
 # The test suite: vet, then every package's tests (goldens included, and the
 # cluster test with Caddy and Litestream on loopback).
-test: vet tools
+test: vet tools browser
 	OMOIDE_CLUSTER_TOOLS=$(TOOLS) $(GO) test $(GOFLAGS) ./...
+
+# The inspector's tests drive a real browser: Debian's chromium, and
+# fonts-noto-cjk for screenshots that show Japanese, installed when missing and
+# this is root. Otherwise they skip, and under CI=true they fail (inspect/browser_test.go).
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 || ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "browser: installing chromium and fonts-noto-cjk (apt-get)"; \
+	    (apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null 2>&1 || \
+	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null)) || exit 1; \
+	  else echo "browser: chromium or fonts-noto-cjk is missing and this is not root: the browser tests skip (and fail under CI=true)"; fi; \
+	fi
+
+# The inspector's screenshots in docs/img (README shows two), from the browser test.
+screenshots: browser
+	$(GO) test $(GOFLAGS) ./inspect -run TestBrowser -count=1 -screenshots $(CURDIR)/docs/img
 
 tools: $(TOOLS)/caddy $(TOOLS)/litestream
 

@@ -45,8 +45,8 @@ func (h *Handler) people(r *http.Request) (view, error) {
 type personView struct {
 	User     string
 	Path     string // the person's page
-	Shown    int    // the episodes the ceiling shows
-	Hidden   int    // above the ceiling: counted, never shown
+	Stored   int    // the person's episodes, every level (the partitions' count: no scan)
+	Ceiling  episode.Sensitivity
 	Search   string
 	Memories []memory
 	Next     string // the next (older) page's URL
@@ -130,22 +130,6 @@ func (h *Handler) user(r *http.Request) (string, error) {
 	return user, nil
 }
 
-// counts returns how many of user's episodes the ceiling shows and hides.
-func (h *Handler) counts(r *http.Request, user string) (shown, hidden int, err error) {
-	cs, err := h.mem.Store.Classes(r.Context(), user)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, c := range cs {
-		if c.Sensitivity > h.cfg.MaxSensitivity {
-			hidden += c.Episodes
-		} else {
-			shown += c.Episodes
-		}
-	}
-	return shown, hidden, nil
-}
-
 // person shows one person's memories newest first, PageSize at a time, or
 // those a search finds.
 func (h *Handler) person(r *http.Request) (view, error) {
@@ -154,8 +138,11 @@ func (h *Handler) person(r *http.Request) (view, error) {
 		return view{}, err
 	}
 	q := r.URL.Query()
-	v := personView{User: user, Path: h.personPath(user), Search: strings.TrimSpace(q.Get("q")), Flash: q.Get("flash"), ReadOnly: h.readOnly()}
-	if v.Shown, v.Hidden, err = h.counts(r, user); err != nil {
+	v := personView{User: user, Path: h.personPath(user), Search: strings.TrimSpace(q.Get("q")), Flash: q.Get("flash"), ReadOnly: h.readOnly(),
+		Ceiling: h.cfg.MaxSensitivity}
+	// The count is the stored one, of every level: counting those the
+	// ceiling shows reads every episode (80 ms at 100,000).
+	if v.Stored, err = h.mem.Store.Count(r.Context(), user); err != nil {
 		return view{}, err
 	}
 	var eps []episode.Episode
