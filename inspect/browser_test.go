@@ -94,6 +94,17 @@ func shoot(t *testing.T, bctx context.Context, name string) {
 	}
 }
 
+// labelled fails the test for each control of the page that has no name a
+// screen reader could read (a label, aria-label or text) or that Tab skips.
+func labelled(t *testing.T, bctx context.Context, page string) {
+	t.Helper()
+	if bad := eval[[]string](t, bctx, `[...document.querySelectorAll("input:not([type=hidden]), select, textarea, button, a[href], summary")]
+		.filter(e => !((e.labels && e.labels.length) || e.getAttribute("aria-label") || e.textContent.trim()) || e.tabIndex < 0)
+		.map(e => e.outerHTML.slice(0, 80))`); len(bad) > 0 {
+		t.Errorf("%s: controls without a name or out of the Tab order: %q", page, bad)
+	}
+}
+
 // TestBrowser drives the inspector in a real browser as a person tuning a
 // companion would: sign in, the people, a person, a search, a message asked
 // (the injected memory and a declined one, each with its reason), a memory
@@ -119,6 +130,7 @@ func TestBrowser(t *testing.T) {
 	if eval[bool](t, b, `document.cookie.includes("omoide_inspect")`) {
 		t.Error("a script can read the sign-in cookie")
 	}
+	labelled(t, b, "people")
 	shoot(t, b, "people")
 
 	// A person, through the link; the hostile text shows as text.
@@ -138,6 +150,7 @@ func TestBrowser(t *testing.T) {
 	if eval[bool](t, b, `document.body.innerText.includes("告白")`) {
 		t.Error("a secret memory above the ceiling is shown")
 	}
+	labelled(t, b, "person")
 	shoot(t, b, "person")
 
 	// Search.
@@ -187,12 +200,8 @@ func TestBrowser(t *testing.T) {
 		t.Error("why not: no reason")
 	}
 
-	// Every control has a name, and Tab reaches each.
-	if unnamed := eval[[]string](t, b, `[...document.querySelectorAll("input:not([type=hidden]), select, textarea, button, a[href]")]
-		.filter(e => !((e.labels && e.labels.length) || e.getAttribute("aria-label") || e.textContent.trim()))
-		.map(e => e.outerHTML.slice(0, 80))`); len(unnamed) > 0 {
-		t.Errorf("controls without a name: %q", unnamed)
-	}
+	// Every control has a name, and Tab reaches each of the form's.
+	labelled(t, b, "ask")
 	controls := eval[int](t, b, `document.querySelectorAll("main input:not([type=hidden]), main select, main textarea, main button").length`)
 	reached := map[string]bool{}
 	step(t, b, "focus the page", chromedp.Focus(chromedp.CSS("a.skip")))
@@ -213,6 +222,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Navigate(u(personURL(haruka)+"/episodes/"+ramen)),
 		chromedp.WaitVisible(chromedp.CSS(`dl.fields`)),
 	)
+	labelled(t, b, "memory")
 	shoot(t, b, "memory")
 	step(t, b, "delete",
 		chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
