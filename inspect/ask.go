@@ -52,6 +52,14 @@ type askView struct {
 	Legend    []string
 	Injected  int
 	WhyNot    *whyView
+	Dropped   []droppedView // fused candidates dropped before the ranking: echoes of the recent turns
+}
+
+// droppedView is a fused candidate the ranking never saw, and why.
+type droppedView struct {
+	ID           int64
+	Detail, Text string
+	Why          string
 }
 
 func (v askView) PageTitle() string { return "Ask" }
@@ -275,6 +283,17 @@ func (h *Handler) ask(r *http.Request) (view, error) {
 		return view{}, err
 	}
 	h.picture(&v, mem, req, res, section)
+	if echoes := res.Searches.Echoes; len(echoes) > 0 {
+		eps, err := h.mem.Store.GetMany(r.Context(), echoes)
+		if err != nil {
+			return view{}, err
+		}
+		for _, e := range eps {
+			d := droppedView{ID: e.ID, Detail: v.Person + "/episodes/" + strconv.FormatInt(e.ID, 10), Why: res.Standing(e.ID).Why}
+			d.Text, _ = clip(e.UserText, 120)
+			v.Dropped = append(v.Dropped, d)
+		}
+	}
 	if f.Why != "" {
 		id, _ := strconv.ParseInt(f.Why, 10, 64)
 		e, err := h.mem.Store.Get(r.Context(), id)

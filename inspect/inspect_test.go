@@ -179,6 +179,12 @@ func TestAsk(t *testing.T) {
 	if !strings.Contains(body, `id="why-not-reason"`) {
 		t.Error("no reason for why not")
 	}
+	// An echo of the recent turns is listed as dropped before the ranking.
+	status, body = ask(url.Values{"recent": {"user: 膝が痛くて今日のジョギングは休んだ\nassistant: 無理しないでね。病院には行った？"}, "text": {"膝の具合はどう？"}})
+	knee := strconv.FormatInt(f.ids["knee"], 10)
+	if d := regexp.MustCompile(`(?s)<li id="d`+knee+`">(.*?)</li>`).FindStringSubmatch(body); status != 200 || d == nil || !strings.Contains(d[1], "already in the recent conversation") {
+		t.Errorf("the echo of the recent turns is not listed as dropped (%d)", status)
+	}
 	// The reference preset decides by rules: no probability, its own verdicts.
 	if status, body := ask(url.Values{"preset": {"reference"}, "recent": {""}}); status != 200 || !strings.Contains(body, "rules (no relevance model)") {
 		t.Errorf("reference preset: %d, decision not the rules", status)
