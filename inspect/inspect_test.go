@@ -182,7 +182,7 @@ func TestAsk(t *testing.T) {
 	// An echo of the recent turns is listed as dropped before the ranking.
 	status, body = ask(url.Values{"recent": {"user: 膝が痛くて今日のジョギングは休んだ\nassistant: 無理しないでね。病院には行った？"}, "text": {"膝の具合はどう？"}})
 	knee := strconv.FormatInt(f.ids["knee"], 10)
-	if d := regexp.MustCompile(`(?s)<li id="d`+knee+`">(.*?)</li>`).FindStringSubmatch(body); status != 200 || d == nil || !strings.Contains(d[1], "already in the recent conversation") {
+	if d := regexp.MustCompile(`(?s)<li id="d` + knee + `">(.*?)</li>`).FindStringSubmatch(body); status != 200 || d == nil || !strings.Contains(d[1], "already in the recent conversation") {
 		t.Errorf("the echo of the recent turns is not listed as dropped (%d)", status)
 	}
 	// The reference preset decides by rules: no probability, its own verdicts.
