@@ -43,6 +43,7 @@ var program = cli.Program{Name: "omoide", Noun: "command", Commands: []cli.Comma
 	{Name: "reindex", Summary: "rebuild the text and vector indexes from the episodes", Run: runReindex},
 	{Name: "learn", Summary: "learn word vectors for the analyzer's terms from conversations", Run: runLearn},
 	{Name: "inspect", Summary: "look at a store in the browser: people, memories, and why a memory was or was not injected", Run: runInspect},
+	{Name: "mcp", Summary: "serve one person's memory as MCP tools over stdio, for a desktop client or an agent", Run: runMCP},
 	{Name: "serve", Summary: "run the HTTP JSON API (omoide serve -help for the endpoints)", Run: runServe},
 }}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/omoide/omoide/inspect"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
+	"github.com/omoide/omoide/omoidemcp"
 )
 
 // serveHooks let tests learn the bound address and when shutdown began, and
@@ -59,7 +60,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	if err != nil {
 		return err
 	}
-	var h http.Handler = omoidehttp.NewHandler(mem, c.http)
+	api := omoidehttp.NewHandler(mem, c.http)
+	if c.mcp {
+		tools := omoidemcp.NewHandler(mem, omoidemcp.Config{MaxSensitivity: c.http.MaxRequestSensitivity, AllowForgetPerson: c.forgetPerson})
+		api.HandlePerson("/mcp", tools.For)
+	}
+	var h http.Handler = api
 	if c.ui {
 		mux := http.NewServeMux()
 		mux.Handle(inspect.DefaultBase, inspect.New(mem, inspect.Config{Token: c.http.Token, MaxSensitivity: c.http.MaxRequestSensitivity,
@@ -89,6 +95,8 @@ type serveConfig struct {
 	pack            memorypack.Options
 	shutdownTimeout time.Duration
 	ui              bool // mount the inspector at /ui/
+	mcp             bool // mount the MCP tools at /mcp
+	forgetPerson    bool // with the forget_person tool
 }
 
 // parseServe reads serve's flags.
@@ -110,6 +118,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	node := fs.String("node", "", "this node's `name`, reported by /healthz: omoide move -proxy asks the proxy which node owns a person by it")
 	peers := fs.String("peers", os.Getenv(envNodes), "the proxy's node `list`, as its upstreams write them (\"127.0.0.1:9001 127.0.0.1:9002\"; env "+envNodes+", as deploy/Caddyfile reads it): answer 421 for a person another node owns")
 	upstream := fs.String("upstream", "", "this node's entry in -peers (default: -addr)")
+	mcpOn := fs.Bool("mcp", true, "serve the MCP tools at /mcp (streamable HTTP, the person in the "+omoidehttp.UserHeader+" header; docs/mcp.md), behind the same token")
+	forgetPerson := fs.Bool("allow-forget-person", false, "with -mcp: add the forget_person tool, which erases every memory of the person and their name")
 	ui := fs.Bool("ui", true, "serve the inspector at /ui/ (a browser's view of the people, their memories and why one was injected; docs/inspect.md), behind the same token and -max-request-sensitivity")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, route, status, duration, and the person by a
@@ -129,7 +139,7 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
 	}
-	c := &serveConfig{sc: sc, addr: *addr, pack: sc.pack(), shutdownTimeout: *shutdownTimeout, ui: *ui, http: omoidehttp.Config{
+	c := &serveConfig{sc: sc, addr: *addr, pack: sc.pack(), shutdownTimeout: *shutdownTimeout, ui: *ui, mcp: *mcpOn, forgetPerson: *forgetPerson, http: omoidehttp.Config{
 		Token: cmp.Or(*token, os.Getenv(envToken)), MaxBody: int64(maxBody), RequestTimeout: *timeout, Node: *node,
 		Peers: nodeList(*peers), Upstream: cmp.Or(*upstream, *addr),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}}

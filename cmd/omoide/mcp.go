@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/omoidemcp"
+)
+
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("mcp", stderr)
+	sc := addStoreFlags(fs)
+	sc.addRetrieveFlags(fs)
+	user := fs.String("user", "", "the person whose memory this is (required): every tool acts for them alone")
+	maxSens := fs.String("max-request-sensitivity", "normal", "the most private `level` recall and list_memories return: normal, private or secret")
+	forgetPerson := fs.Bool("allow-forget-person", false, "add the forget_person tool, which erases every memory of the person and their name")
+	tz := fs.String("tz", "Local", "the person's time `zone`: of time expressions (\"昨日\") and the evidence dates")
+	setUsage(fs, "omoide mcp -db FILE -user NAME [flags]", `Mcp serves one person's memory as Model Context Protocol tools over standard input and output, for
+a desktop client or an agent to launch: recall, remember, list_memories and forget_memory
+(docs/mcp.md). The person is fixed by -user: no tool takes a person as an argument. The store is
+created when missing. Logs go to standard error; standard output carries the protocol only.
+`)
+	if err := sc.parse(args); err != nil {
+		return err
+	}
+	if *user == "" {
+		return fmt.Errorf("%w: -user is required: the person whose memory this is", errUsage)
+	}
+	if err := episode.CheckUser(*user); err != nil {
+		return fmt.Errorf("%w: -user: %v", errUsage, err)
+	}
+	ceiling, err := episode.ParseSensitivity(*maxSens)
+	if err != nil {
+		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
+	}
+	pack := sc.pack()
+	if pack.Location, err = time.LoadLocation(*tz); err != nil {
+		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	}
+	mem, err := sc.openMemory(ctx, false, pack)
+	if err != nil {
+		return err
+	}
+	srv, err := omoidemcp.NewServer(mem, *user, omoidemcp.Config{MaxSensitivity: ceiling, AllowForgetPerson: *forgetPerson})
+	if err == nil {
+		err = srv.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}})
+		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+			err = nil // the client closed its end, or a signal stopped the process
+		}
+	}
+	if cerr := mem.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close the store: %w", cerr))
+	}
+	return err
+}
+
+// nopWriteCloser is w with a Close that leaves it open: the protocol's end
+// does not close the process's standard output.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/omoidehttp"
+	"github.com/omoide/omoide/omoidemcp"
+)
+
+// buildOmoide builds the omoide command into a temporary folder, as a user
+// installs it, and returns its path.
+func buildOmoide(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to build omoide with: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "omoide")
+	if out, err := exec.Command(goBin, "build", "-tags", "sqlite_fts5", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// mcpSession connects the SDK's own client to transport.
+func mcpSession(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "omoide-test", Version: "1"}, nil).Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// tool calls a tool and returns its text content and structured result; a
+// tool error fails the test unless wantErr.
+func tool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, wantErr bool) (string, map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	if res.IsError != wantErr {
+		t.Fatalf("%s %v: error %v, want %v: %s", name, args, res.IsError, wantErr, text.String())
+	}
+	var out map[string]any
+	if b, err := json.Marshal(res.StructuredContent); err == nil {
+		json.Unmarshal(b, &out)
+	}
+	return text.String(), out
+}
+
+// recalls reports whether a recall of message returns the memory id.
+func recalls(t *testing.T, cs *mcp.ClientSession, message string, id float64) bool {
+	t.Helper()
+	_, out := tool(t, cs, "recall", map[string]any{"message": message, "recent": []any{}}, false)
+	ms, _ := out["memories"].([]any)
+	for _, m := range ms {
+		if m.(map[string]any)["id"] == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMCPStdio builds omoide and drives "omoide mcp" over stdio with the
+// SDK's client, as a desktop client launches it: remember, recall it; a
+// second process for another person cannot see it; forget it, and recall no
+// longer returns it.
+func TestMCPStdio(t *testing.T) {
+	clearEnv(t)
+	bin := buildOmoide(t)
+	db := filepath.Join(t.TempDir(), "memory.db")
+	launch := func(user string) *mcp.ClientSession {
+		cmd := exec.Command(bin, "mcp", "-db", db, "-user", user, "-tz", "Asia/Tokyo")
+		cmd.Env = append(os.Environ(), envToken+"=")
+		return mcpSession(t, &mcp.CommandTransport{Command: cmd})
+	}
+	haruka := launch("はるか")
+	_, r := tool(t, haruka, "remember", map[string]any{"user_text": "中野の麺屋こはくで味噌バターラーメンを食べた", "reply_text": "濃厚でおいしそう！",
+		"occurred_at": "2026-04-01T12:30:00+09:00", "id": "chat-1"}, false)
+	id, _ := r["id"].(float64)
+	if id == 0 || r["stored"] != "added" {
+		t.Fatalf("remember: %v", r)
+	}
+	for _, u := range []string{"膝が痛くて今日のジョギングは休んだ", "姉と週末に買い物に行く予定"} {
+		tool(t, haruka, "remember", map[string]any{"user_text": u, "reply_text": "そうなんだ"}, false)
+	}
+	text, _ := tool(t, haruka, "recall", map[string]any{"message": "この前のラーメン屋、なんて名前だっけ", "recent": []any{}}, false)
+	if !strings.Contains(text, "[EPISODE_EVIDENCE]") || !strings.Contains(text, "麺屋こはく") {
+		t.Fatalf("recall's content: %q", text)
+	}
+	kenta := launch("kenta")
+	if recalls(t, kenta, "この前のラーメン屋、なんて名前だっけ", id) {
+		t.Error("another person's process recalls haruka's memory")
+	}
+	if text, _ := tool(t, kenta, "forget_memory", map[string]any{"id": id}, true); !strings.Contains(text, "no such memory") {
+		t.Errorf("another person's forget_memory: %q", text)
+	}
+	tool(t, haruka, "forget_memory", map[string]any{"id": id}, false)
+	if recalls(t, haruka, "この前のラーメン屋、なんて名前だっけ", id) {
+		t.Error("recall returns a forgotten memory")
+	}
+}
+
+// headers adds the token and the person's header to each request, as a
+// client configured for the HTTP endpoint does.
+type headers struct {
+	user, token string
+}
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if h.token != "" {
+		r.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	if h.user != "" {
+		r.Header.Set(omoidehttp.UserHeader, h.user)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestMCPHTTP: /mcp behind the token, the person named by the header's wire
+// form on each request (a CJK name too); a missing or malformed name is
+// refused as the REST routes refuse it, and one person's session never
+// reaches another's memory.
+func TestMCPHTTP(t *testing.T) {
+	mem, err := omoide.Open(context.Background(), omoide.Config{Path: filepath.Join(t.TempDir(), "memory.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	api := omoidehttp.NewHandler(mem, omoidehttp.Config{Token: "tok"})
+	api.HandlePerson("/mcp", omoidemcp.NewHandler(mem, omoidemcp.Config{}).For)
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	session := func(h headers) *mcp.ClientSession {
+		return mcpSession(t, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: h}, MaxRetries: -1})
+	}
+	haruka := session(headers{user: omoidehttp.EncodeUser("はるか"), token: "tok"})
+	_, r := tool(t, haruka, "remember", map[string]any{"user_text": "合言葉はあおぞらペンギン", "reply_text": "覚えたよ"}, false)
+	id, _ := r["id"].(float64)
+	if !recalls(t, haruka, "合言葉はなんだっけ、あおぞらペンギンだったかな", id) {
+		t.Fatal("haruka does not recall her memory over HTTP")
+	}
+	if n, err := mem.Store.Count(context.Background(), "はるか"); err != nil || n != 1 {
+		t.Fatalf("stored for はるか: %d, %v", n, err)
+	}
+	kenta := session(headers{user: "kenta", token: "tok"})
+	if recalls(t, kenta, "合言葉はなんだっけ、あおぞらペンギンだったかな", id) {
+		t.Error("kenta recalls haruka's memory")
+	}
+	// Refused before any tool runs, as the REST routes refuse it.
+	post := func(h headers) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := (&http.Client{Transport: h}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body strings.Builder
+		buf := make([]byte, 4096)
+		n, _ := res.Body.Read(buf)
+		body.Write(buf[:n])
+		return res.StatusCode, body.String()
+	}
+	for _, c := range []struct {
+		h      headers
+		status int
+		want   string
+	}{
+		{headers{user: "kenta"}, http.StatusUnauthorized, "bearer token"},
+		{headers{token: "tok"}, http.StatusBadRequest, "header is missing"},
+		{headers{user: "はるか", token: "tok"}, http.StatusBadRequest, "percent-encoded"},
+		{headers{user: "%e3%81%af", token: "tok"}, http.StatusBadRequest, "wire form"},
+	} {
+		if status, body := post(c.h); status != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%+v: %d %s, want %d naming %q", c.h, status, body, c.status, c.want)
+		}
+	}
+	// On a node of many, a person another node owns is a 421.
+	peers := []string{"127.0.0.1:9001", "127.0.0.1:9002"}
+	node := omoidehttp.NewHandler(mem, omoidehttp.Config{Peers: peers, Upstream: peers[0]})
+	node.HandlePerson("/mcp", omoidemcp.NewHandler(mem, omoidemcp.Config{}).For)
+	other := ""
+	for i := 0; other == ""; i++ {
+		if name := "person-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26); omoidehttp.Owner(peers, name) == peers[1] {
+			other = name
+		}
+	}
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set(omoidehttp.UserHeader, other)
+	if node.ServeHTTP(w, req); w.Code != http.StatusMisdirectedRequest || !strings.Contains(w.Body.String(), peers[1]) {
+		t.Errorf("a person another node owns: %d %s", w.Code, w.Body)
+	}
+}
