@@ -126,6 +126,11 @@ loopback by default and logs each request (method, route, status, duration, and 
 keyed hash) to stderr; it never logs a name, message text, the token or the API key.
 
 `+omoidehttp.Doc+`
+Beside the API: /ui/, the inspector (a browser's view of the people, their memories and why a memory
+was injected; -ui=false leaves it out; docs/inspect.md), and /mcp, the person's memory as MCP tools
+over streamable HTTP, the person in the `+omoidehttp.UserHeader+` header (-mcp=false leaves it out;
+docs/mcp.md), both behind the same token.
+
 `+`SIGINT or SIGTERM stops accepting connections, waits up to -shutdown-timeout for the requests in
 flight (an accepted write is stored before the process exits), then closes the store.
 `)
