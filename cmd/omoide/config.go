@@ -294,3 +294,17 @@ func setUsage(fs *flag.FlagSet, synopsis, description string) {
 		fs.PrintDefaults()
 	}
 }
+
+// ceilingAndZone reads the flags of the commands that serve people (serve,
+// inspect, mcp): -max-request-sensitivity, the most private level they
+// return, and -tz, the people's zone, set in pack.
+func ceilingAndZone(maxSens, tz string, pack *memorypack.Options) (episode.Sensitivity, error) {
+	ceiling, err := episode.ParseSensitivity(maxSens)
+	if err != nil {
+		return 0, fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
+	}
+	if pack.Location, err = time.LoadLocation(tz); err != nil {
+		return 0, fmt.Errorf("%w: -tz: %v", errUsage, err)
+	}
+	return ceiling, nil
+}

@@ -9,9 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"time"
 
-	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/inspect"
 	"github.com/omoide/omoide/omoidehttp"
 )
@@ -39,13 +37,10 @@ opened read-only unless -write. "omoide serve" serves the same pages at /ui/ (do
 	if err := sc.parse(args); err != nil {
 		return err
 	}
-	ceiling, err := episode.ParseSensitivity(*maxSens)
-	if err != nil {
-		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
-	}
 	pack := sc.pack()
-	if pack.Location, err = time.LoadLocation(*tz); err != nil {
-		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	ceiling, err := ceilingAndZone(*maxSens, *tz, &pack)
+	if err != nil {
+		return err
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,13 +35,10 @@ created when missing. Logs go to standard error; standard output carries the pro
 	if err := episode.CheckUser(*user); err != nil {
 		return fmt.Errorf("%w: -user: %v", errUsage, err)
 	}
-	ceiling, err := episode.ParseSensitivity(*maxSens)
-	if err != nil {
-		return fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
-	}
 	pack := sc.pack()
-	if pack.Location, err = time.LoadLocation(*tz); err != nil {
-		return fmt.Errorf("%w: -tz: %v", errUsage, err)
+	ceiling, err := ceilingAndZone(*maxSens, *tz, &pack)
+	if err != nil {
+		return err
 	}
 	mem, err := sc.openMemory(ctx, false, pack)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
-	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/inspect"
 	"github.com/omoide/omoide/memorypack"
@@ -149,14 +148,11 @@ flight (an accepted write is stored before the process exits), then closes the s
 		Peers: nodeList(*peers), Upstream: cmp.Or(*upstream, *addr),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}}
 	var err error
-	if c.pack.Location, err = time.LoadLocation(*tz); err != nil {
-		return nil, fmt.Errorf("%w: -tz: %v", errUsage, err)
+	if c.http.MaxRequestSensitivity, err = ceilingAndZone(*maxReqSens, *tz, &c.pack); err != nil {
+		return nil, err
 	}
 	if c.pack.Strategy, err = memorypack.ParseStrategy(*strategy); err != nil {
 		return nil, fmt.Errorf("%w: -strategy: %v", errUsage, err)
-	}
-	if c.http.MaxRequestSensitivity, err = episode.ParseSensitivity(*maxReqSens); err != nil {
-		return nil, fmt.Errorf("%w: -max-request-sensitivity: %v", errUsage, err)
 	}
 	if err := omoidehttp.CheckPeers(c.http.Peers, c.http.Upstream); err != nil {
 		return nil, fmt.Errorf("%w: -peers: %v", errUsage, err)
