@@ -297,8 +297,7 @@ func (h *Handler) ask(r *http.Request) (view, error) {
 	if f.Why != "" {
 		id, _ := strconv.ParseInt(f.Why, 10, 64)
 		e, err := h.mem.Store.Get(r.Context(), id)
-		if errors.Is(err, episode.ErrNotFound) || err == nil && (e.User != req.User || e.Sensitivity > h.cfg.MaxSensitivity) {
-			// Another person's episode, or one above the ceiling, is as absent.
+		if errors.Is(err, episode.ErrNotFound) || err == nil && !h.shows(req.User, e) {
 			v.Form.Errors = map[string]string{"why": fmt.Sprintf("%s has no memory %d.", req.User, id)}
 			return view{name: "ask", data: v, status: http.StatusNotFound}, nil
 		}

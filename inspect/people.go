@@ -189,16 +189,39 @@ func (h *Handler) episode(r *http.Request) (string, episode.Episode, error) {
 	if err != nil {
 		return "", episode.Episode{}, err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return "", episode.Episode{}, badRequest("%q is no episode id: an id is a positive whole number.", r.PathValue("id"))
+	id, err := pathID(r)
+	if err != nil {
+		return "", episode.Episode{}, err
 	}
 	e, err := h.mem.Store.Get(r.Context(), id)
-	if errors.Is(err, episode.ErrNotFound) || err == nil && (e.User != user || e.Sensitivity > h.cfg.MaxSensitivity) {
-		// Another person's episode, or one above the ceiling, is as absent.
+	if errors.Is(err, episode.ErrNotFound) || err == nil && !h.shows(user, e) {
 		return "", episode.Episode{}, notFound("%s has no memory %d.", user, id)
 	}
 	return user, e, err
+}
+
+// pathID is the episode id the path names.
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, badRequest("%q is no episode id: an id is a positive whole number.", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+// shows reports whether e is user's and the ceiling shows it: another
+// person's episode, or one above the ceiling, is as absent.
+func (h *Handler) shows(user string, e episode.Episode) bool {
+	return e.User == user && e.Sensitivity <= h.cfg.MaxSensitivity
+}
+
+// refuseReadOnly is the error of a change asked of a read-only inspector;
+// what says what would have changed.
+func (h *Handler) refuseReadOnly(what string) error {
+	if !h.readOnly() {
+		return nil
+	}
+	return &statusError{http.StatusForbidden, "Read-only", "This inspector is read-only: " + what + " (omoide inspect -write allows it)."}
 }
 
 func (h *Handler) detail(r *http.Request) (view, error) {
@@ -215,16 +238,16 @@ func (h *Handler) detail(r *http.Request) (view, error) {
 // deleteEpisode deletes one memory and goes back to the person's page,
 // saying so; a memory already gone is said to be, and nothing changes.
 func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
-	if h.readOnly() {
-		return view{}, &statusError{http.StatusForbidden, "Read-only", "This inspector is read-only: nothing is deleted (omoide inspect -write allows it)."}
+	if err := h.refuseReadOnly("nothing is deleted"); err != nil {
+		return view{}, err
 	}
 	user, err := h.user(r)
 	if err != nil {
 		return view{}, err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return view{}, badRequest("%q is no episode id: an id is a positive whole number.", r.PathValue("id"))
+	id, err := pathID(r)
+	if err != nil {
+		return view{}, err
 	}
 	back := h.personPath(user)
 	e, err := h.mem.Store.Get(r.Context(), id)
@@ -233,7 +256,7 @@ func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
 		return view{redirect: back + "?flash=" + queryEscape(fmt.Sprintf("Memory %d was already gone: nothing was deleted.", id))}, nil
 	case err != nil:
 		return view{}, err
-	case e.User != user || e.Sensitivity > h.cfg.MaxSensitivity:
+	case !h.shows(user, e):
 		return view{}, notFound("%s has no memory %d.", user, id)
 	}
 	d, err := h.mem.Delete(r.Context(), id)
@@ -249,8 +272,8 @@ func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
 
 // forget forgets a person, when the form's confirmation is their name.
 func (h *Handler) forget(r *http.Request) (view, error) {
-	if h.readOnly() {
-		return view{}, &statusError{http.StatusForbidden, "Read-only", "This inspector is read-only: nobody is forgotten (omoide inspect -write allows it)."}
+	if err := h.refuseReadOnly("nobody is forgotten"); err != nil {
+		return view{}, err
 	}
 	user, err := h.user(r)
 	if err != nil {

@@ -235,7 +235,8 @@ func dateTime() map[string]any         { return map[string]any{"type": "string",
 func nameOrNumber(names ...string) map[string]any {
 	return map[string]any{"oneOf": []any{map[string]any{"type": "string", "enum": names}, withDoc(typ("integer"), "its number")}}
 }
-func number() map[string]any               { return map[string]any{"type": "number", "format": "double"} }
+func number() map[string]any { return map[string]any{"type": "number", "format": "double"} }
+
 // fateNames are the names of rerank's fates, in order.
 func fateNames() []string {
 	var out []string
@@ -304,7 +305,7 @@ func schemas() map[string]any {
 		named: map[reflect.Type]map[string]any{reflect.TypeFor[episode.Kind](): kind, reflect.TypeFor[episode.State](): state,
 			reflect.TypeFor[episode.Sensitivity](): sensitivity, reflect.TypeFor[rerank.Relevance](): enum("high", "medium"),
 			reflect.TypeFor[rerank.Fate](): enum(fateNames()...),
-			reflect.TypeFor[time.Time](): dateTime()},
+			reflect.TypeFor[time.Time]():   dateTime()},
 	}
 	errorAnswer := ts.schemaOf(ErrorAnswer{})
 	delete(errorAnswer, "additionalProperties") // a failed health check adds "ok": false
