@@ -87,6 +87,20 @@ func As(user string) http.Header {
 	return h
 }
 
+// Forget forgets user on the node (DELETE /v1/users/{user}, confirmed in
+// ForgetHeader): every episode and their name, erased. h, which may be nil,
+// adds headers (a hold's token, HoldHeader).
+func (c Client) Forget(ctx context.Context, user string, h http.Header) (Forgotten, error) {
+	fh := http.Header{}
+	if h != nil {
+		fh = h.Clone()
+	}
+	fh.Set(ForgetHeader, EncodeUser(user))
+	var f Forgotten
+	err := c.Do(ctx, http.MethodDelete, "/v1/users/"+url.PathEscape(user), fh, nil, &f)
+	return f, err
+}
+
 // Episodes returns every episode of user on the node, page by page (GET
 // /v1/users/{user}/episodes), as records that POST /v1/episodes takes back.
 func (c Client) Episodes(ctx context.Context, user string) ([]episode.Record, error) {

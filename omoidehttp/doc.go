@@ -55,7 +55,9 @@ const Doc = `Endpoints (JSON in, JSON out; errors are {"error": "..."}):
                          for a proxy that routes people to nodes without reading bodies
   DELETE /v1/episodes/{id}  (X-Omoide-User: whose) -> {"deleted": 1, "id"}; 404 when absent
   DELETE /v1/users/{user}/episodes/{external_id} -> {"deleted": 1, "id"}; 404 when absent
-  DELETE /v1/users/{user}                        forget the person -> {"user", "deleted": n, "copies": what the copies keep}
+  DELETE /v1/users/{user}  (X-Omoide-Forget: the same person, in the X-Omoide-User wire form)
+                         forget the person -> {"user", "deleted": n, "copies": what the copies keep};
+                         400 without the header, or naming anyone else: nothing is erased
   GET    /v1/node        {"node": the -node name}
   GET    /v1/users       the node's people: ?after=NAME&limit=N -> {"users": [{"user", "episodes"}], "next"}
   POST   /v1/users/{user}/hold    {"seconds", "token"} -> {"user", "token", "until"}: the person's writes get 503

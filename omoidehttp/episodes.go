@@ -169,6 +169,9 @@ func (s *Handler) deleteExternal(w http.ResponseWriter, r *http.Request) (any, e
 
 func (s *Handler) forget(w http.ResponseWriter, r *http.Request) (any, error) {
 	user := r.PathValue("user")
+	if err := confirmForget(r, user); err != nil {
+		return nil, err
+	}
 	if err := s.holds.check(w, r, user); err != nil {
 		return nil, err
 	}
@@ -178,6 +181,28 @@ func (s *Handler) forget(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	return Forgotten{User: user, Deleted: er.Episodes, BytesFreed: er.BytesFreed, Checkpointed: er.Checkpointed,
 		Copies: ForgetCopies}, nil
+}
+
+// ForgetHeader confirms a forget: DELETE /v1/users/{user} erases the person
+// only when this header names the path's person again, in UserHeader's wire
+// form (EncodeUser). A delete whose path a client, proxy or template
+// rewrote into the person's (DELETE /v1/users/kenji/episodes/.., an empty
+// id) never carries it, so no rewritten delete becomes a forget.
+const ForgetHeader = "X-Omoide-Forget"
+
+// confirmForget refuses a forget of user that r does not confirm in
+// ForgetHeader, saying how to.
+func confirmForget(r *http.Request, user string) error {
+	want := EncodeUser(user)
+	switch got := r.Header.Values(ForgetHeader); {
+	case len(got) == 0:
+		return badRequest("DELETE /v1/users/{user} forgets the person, every memory and their name: confirm it with the header %s: %s (the path's person in the %s wire form); nothing was forgotten. To delete one episode: DELETE /v1/users/{user}/episodes/{external_id}", ForgetHeader, want, UserHeader)
+	case len(got) > 1:
+		return badRequest("the %s header is given %d times: name the path's person once; nothing was forgotten", ForgetHeader, len(got))
+	case got[0] != want:
+		return badRequest("the %s header does not name the path's person: send %s: %s (the %s wire form); nothing was forgotten", ForgetHeader, ForgetHeader, want, UserHeader)
+	}
+	return nil
 }
 
 // ForgetCopies says, in a forget's answer, what the forget does not reach at

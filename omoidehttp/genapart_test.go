@@ -145,10 +145,10 @@ func FuzzGeneratedApart(f *testing.F) {
 			}
 		}
 		t.Cleanup(func() {
-			trusted.DeleteV1UsersUserWithResponse(ctx, b, &gc.DeleteV1UsersUserParams{XOmoideUser: &asB})
+			trusted.DeleteV1UsersUserWithResponse(ctx, b, &gc.DeleteV1UsersUserParams{XOmoideUser: &asB, XOmoideForget: asB})
 			if episode.CheckUser(a) == nil {
 				asA := omoidehttp.EncodeUser(a)
-				trusted.DeleteV1UsersUserWithResponse(ctx, a, &gc.DeleteV1UsersUserParams{XOmoideUser: &asA})
+				trusted.DeleteV1UsersUserWithResponse(ctx, a, &gc.DeleteV1UsersUserParams{XOmoideUser: &asA, XOmoideForget: asA})
 			}
 		})
 		before := snapshot(t, trusted, b, asB)
@@ -261,7 +261,7 @@ func FuzzGeneratedApart(f *testing.F) {
 					rel, err := c.DeleteV1UsersUserHoldWithResponse(ctx, a, &gc.DeleteV1UsersUserHoldParams{XOmoideUser: h, XOmoideHold: hold.JSON200.Token})
 					check("DELETE /v1/users/{a}/hold", rel, err, false)
 				}
-				r9, err := c.DeleteV1UsersUserWithResponse(ctx, a, &gc.DeleteV1UsersUserParams{XOmoideUser: h})
+				r9, err := c.DeleteV1UsersUserWithResponse(ctx, a, &gc.DeleteV1UsersUserParams{XOmoideUser: h, XOmoideForget: omoidehttp.EncodeUser(a)})
 				check("DELETE /v1/users/{a}", r9, err, false)
 				if after := snapshot(t, trusted, b, asB); after != before {
 					t.Fatalf("%s client, header %v: requests for %q changed %q's memory:\nbefore %q\nafter  %q\nanswered 2xx: %s",

@@ -181,7 +181,7 @@ func TestGeneratedClient(t *testing.T) {
 		if r, err := c.PostV1UsersUserHoldWithResponse(ctx, bad, &gc.PostV1UsersUserHoldParams{XOmoideUser: &as}, gc.HoldRequest{}); err == nil {
 			statuses["hold"] = r.StatusCode()
 		}
-		if r, err := c.DeleteV1UsersUserWithResponse(ctx, bad, &gc.DeleteV1UsersUserParams{XOmoideUser: &as}); err == nil {
+		if r, err := c.DeleteV1UsersUserWithResponse(ctx, bad, &gc.DeleteV1UsersUserParams{XOmoideUser: &as, XOmoideForget: as}); err == nil {
 			statuses["forget"] = r.StatusCode()
 		}
 		dots := bad == "." || bad == ".."
@@ -233,7 +233,7 @@ func TestGeneratedClient(t *testing.T) {
 		if err != nil || rel.JSON200 == nil || !rel.JSON200.Released {
 			t.Fatalf("%q: DELETE /v1/users/{user}/hold: %v %s", p.name, err, body(rel))
 		}
-		forget, err := c.DeleteV1UsersUserWithResponse(ctx, p.name, &gc.DeleteV1UsersUserParams{XOmoideUser: &p.as})
+		forget, err := c.DeleteV1UsersUserWithResponse(ctx, p.name, &gc.DeleteV1UsersUserParams{XOmoideUser: &p.as, XOmoideForget: p.as})
 		if err != nil || forget.JSON200 == nil || forget.JSON200.Deleted != 2 {
 			t.Fatalf("%q: DELETE /v1/users/{user}: %v %s, want 2 deleted (p3 and p4)", p.name, err, body(forget))
 		}

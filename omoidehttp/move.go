@@ -112,8 +112,8 @@ func (m Mover) copyAndForget(ctx context.Context, user, token string) (n int, er
 	if m.Keep {
 		return len(recs), nil
 	}
-	var forgot Forgotten
-	if err := from.Do(ctx, http.MethodDelete, base, holding(token), nil, &forgot); err != nil {
+	forgot, err := from.Forget(ctx, user, holding(token))
+	if err != nil {
 		return 0, fmt.Errorf("forget at the source (the destination holds all %d episodes; run the move again): %w", len(recs), err)
 	}
 	if forgot.Deleted != len(recs) {

@@ -364,7 +364,7 @@ func TestLegacyNamesOverHTTP(t *testing.T) {
 		if code, out := n.raw(t, "POST", "/v1/users/"+p+"/episodes", nil, `[{"user_text":"new"}]`); code != 400 {
 			t.Errorf("a new episode for %q: %d %v, want 400", u, code, out)
 		}
-		if code, out := n.raw(t, "DELETE", "/v1/users/"+p, nil, ""); code != 200 || out.Deleted != 1 {
+		if code, out := n.raw(t, "DELETE", "/v1/users/"+p, map[string]string{omoidehttp.ForgetHeader: omoidehttp.EncodeUser(u)}, ""); code != 200 || out.Deleted != 1 {
 			t.Errorf("forget %q: %d %v", u, code, out)
 		}
 	}

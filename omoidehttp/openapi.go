@@ -72,6 +72,10 @@ func buildOpenAPI() []byte {
 			params = append(params, map[string]any{"name": UserHeader, "in": "header", "required": !named, "description": userHeaderDoc,
 				"schema": map[string]any{"type": "string", "pattern": userHeaderPattern}})
 		}
+		if key == "DELETE /v1/users/{user}" {
+			params = append(params, map[string]any{"name": ForgetHeader, "in": "header", "required": true, "description": forgetHeaderDoc,
+				"schema": map[string]any{"type": "string", "pattern": userHeaderPattern}})
+		}
 		switch {
 		case key == "DELETE /v1/users/{user}/hold":
 			params = append(params, map[string]any{"name": HoldHeader, "in": "header", "required": true,
@@ -150,6 +154,11 @@ const idRule = `not "." or ".." (nor with a dot written %2e), and no "/", "\", "
 // byte from 0x80; a space at either end as %20, never raw.
 const userHeaderPattern = `^(?:[!-$&-~]|%(?:[01][0-9A-F]|2[05]|7F|[89A-F][0-9A-F]))` +
 	`(?:(?:[ -$&-~]|%(?:[01][0-9A-F]|25|7F|[89A-F][0-9A-F]))*(?:[!-$&-~]|%(?:[01][0-9A-F]|2[05]|7F|[89A-F][0-9A-F])))?$`
+
+// forgetHeaderDoc describes ForgetHeader.
+const forgetHeaderDoc = "Confirms the forget: the path's person again, in the " + UserHeader + " header's wire form (Go: omoidehttp.EncodeUser). " +
+	"Without it, or naming anyone else, the forget is refused with 400 and nothing is erased, so that no DELETE whose path a client, " +
+	"proxy or template rewrote (a resolved \"..\", an empty episode id) can become a forget. Required since this header was added; before, the DELETE alone forgot"
 
 // holdHeaderDoc describes HoldHeader on a write.
 const holdHeaderDoc = "the token of a hold (POST /v1/users/{user}/hold): while the person is held, their writes are refused " +

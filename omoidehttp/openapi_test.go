@@ -170,7 +170,8 @@ func TestOpenAPIValidates(t *testing.T) {
 	call("DELETE /v1/episodes/{id}", 200, "DELETE", fmt.Sprintf("/v1/episodes/%d", stored.IDs[0]), as, "")
 	call("GET /v1/openapi.json", 200, "GET", "/v1/openapi.json", nil, "")
 	call("GET /healthz", 200, "GET", "/healthz", nil, "")
-	call("DELETE /v1/users/{user}", 200, "DELETE", "/v1/users/haruka", nil, "")
+	call("DELETE /v1/users/{user}", 400, "DELETE", "/v1/users/haruka", nil, "") // unconfirmed: refused, described
+	call("DELETE /v1/users/{user}", 200, "DELETE", "/v1/users/haruka", http.Header{ForgetHeader: {"haruka"}}, "")
 	call("POST /v1/retrieve", 400, "POST", "/v1/retrieve", nil, `{"user": "haruka", "text": "x", "unknown": 1}`)
 	for _, rt := range routeTable() {
 		if !covered[rt.method+" "+rt.path] {
@@ -210,6 +211,7 @@ func TestOpenAPIHeldWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set(UserHeader, "haruka")
+		req.Header.Set(ForgetHeader, "haruka") // a forget confirmed: the hold is what refuses it
 		if token != "" {
 			req.Header.Set(HoldHeader, token)
 		}

@@ -220,7 +220,7 @@ func TestServeIsolation(t *testing.T) {
 				before++
 			}
 		}
-		out := c.expect(200, "DELETE", "/v1/users/"+strings.ReplaceAll(u, "/", "%2F"), nil, true)
+		out := c.confirming(u).expect(200, "DELETE", "/v1/users/"+strings.ReplaceAll(u, "/", "%2F"), nil, true)
 		if out["deleted"] != float64(before) {
 			t.Errorf("forgetting %q deleted %v episodes, want %d", u, out["deleted"], before)
 		}

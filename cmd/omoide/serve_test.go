@@ -105,10 +105,17 @@ func (s *syncBuffer) String() string {
 
 // apiClient calls the server under test.
 type apiClient struct {
-	t     *testing.T
-	base  string
-	token string
-	as    string // the X-Omoide-User of every request, when set
+	t       *testing.T
+	base    string
+	token   string
+	as      string // the X-Omoide-User of every request, when set
+	forgets string // the X-Omoide-Forget of every request, when set
+}
+
+// confirming returns c with every request confirming a forget of user.
+func (c apiClient) confirming(user string) apiClient {
+	c.forgets = user
+	return c
 }
 
 // call sends body (a string, or a value to encode) and decodes the JSON
@@ -136,6 +143,9 @@ func (c apiClient) call(method, path string, body any, auth bool) (int, map[stri
 	}
 	if c.as != "" {
 		req.Header.Set(omoidehttp.UserHeader, omoidehttp.EncodeUser(c.as))
+	}
+	if c.forgets != "" {
+		req.Header.Set(omoidehttp.ForgetHeader, omoidehttp.EncodeUser(c.forgets))
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -343,7 +353,8 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	c.expect(400, "GET", "/v1/users/yuki/episodes?limit=0", nil, true)
 	c.expect(400, "GET", "/v1/users/yuki/episodes?after=x", nil, true)
-	if out := c.expect(200, "DELETE", "/v1/users/yuki", nil, true); out["deleted"] != 2.0 || out["bytes_freed"] == nil {
+	c.expect(400, "DELETE", "/v1/users/yuki", nil, true) // unconfirmed
+	if out := c.confirming("yuki").expect(200, "DELETE", "/v1/users/yuki", nil, true); out["deleted"] != 2.0 || out["bytes_freed"] == nil {
 		t.Errorf("forget yuki: %v", out)
 	}
 	if page := c.expect(200, "GET", "/v1/users/yuki/episodes", nil, true); len(page["episodes"].([]any)) != 0 || page["next"] != nil {
@@ -370,7 +381,7 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Errorf("delete by external id: %v", out)
 	}
 	c.expect(404, "DELETE", "/v1/users/haruka/episodes/h2", nil, true)
-	if out := c.expect(200, "DELETE", "/v1/users/kenta", nil, true); out["deleted"] != 2.0 || out["user"] != "kenta" {
+	if out := c.confirming("kenta").expect(200, "DELETE", "/v1/users/kenta", nil, true); out["deleted"] != 2.0 || out["user"] != "kenta" {
 		t.Errorf("forget: %v", out)
 	}
 	if out := c.expect(200, "GET", "/healthz", nil, false); out["episodes"] != 1.0 || out["users"] != 1.0 || out["consistent"] != true {
@@ -547,7 +558,9 @@ func TestServerErrors(t *testing.T) {
 		{"/v1/users/line:U%201", 200},
 	} {
 		rec = httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("DELETE", step.path, nil))
+		req := httptest.NewRequest("DELETE", step.path, nil)
+		req.Header.Set(omoidehttp.ForgetHeader, omoidehttp.EncodeUser("line:U 1")) // a delete of one episode ignores it
+		h.ServeHTTP(rec, req)
 		if rec.Code != step.status {
 			t.Errorf("DELETE %s: status %d, want %d: %s", step.path, rec.Code, step.status, rec.Body)
 		}

@@ -794,6 +794,9 @@ type DeleteV1UsersUserParams struct {
 	// XOmoideUser The person the request is for, in the header's wire form: the UTF-8 bytes of the name, each byte that is "%", a control byte or non-ASCII (0x80 and above), and a space at either end, percent-encoded as %XX with upper-case hex, every other byte as it is (mika: mika; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25; " mika": %20mika, which the name rule then refuses, where header parsing would have trimmed it into mika's). This is the one canonical form (Go: omoidehttp.EncodeUser): the node decodes it and refuses any other (raw non-ASCII bytes, lower-case hex, %41 for A) with 400; a generated client passes the encoded name as this parameter. A proxy routes each person to one node by this header (deploy/Caddyfile), so send it on every request for a person; on a /v1/users/{user}/... route it must name the path's person, and a body that names a person must name the same one (400 otherwise). The name rule: a name is 1 to 256 bytes of UTF-8 with no white space at either end, no control character, not "." or "..", and no "/" or "\"; any other is refused with 400.
 	XOmoideUser *string `json:"X-Omoide-User,omitempty"`
 
+	// XOmoideForget Confirms the forget: the path's person again, in the X-Omoide-User header's wire form (Go: omoidehttp.EncodeUser). Without it, or naming anyone else, the forget is refused with 400 and nothing is erased, so that no DELETE whose path a client, proxy or template rewrote (a resolved "..", an empty episode id) can become a forget. Required since this header was added; before, the DELETE alone forgot
+	XOmoideForget string `json:"X-Omoide-Forget"`
+
 	// XOmoideHold the token of a hold (POST /v1/users/{user}/hold): while the person is held, their writes are refused with 503 and Retry-After unless they carry it (omoide move)
 	XOmoideHold *string `json:"X-Omoide-Hold,omitempty"`
 }
@@ -2689,15 +2692,24 @@ func NewDeleteV1UsersUserRequest(server string, user string, params *DeleteV1Use
 			req.Header.Set("X-Omoide-User", headerParam0)
 		}
 
-		if params.XOmoideHold != nil {
-			var headerParam1 string
+		var headerParam1 string
 
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Omoide-Hold", *params.XOmoideHold, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Omoide-Forget", params.XOmoideForget, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Omoide-Forget", headerParam1)
+
+		if params.XOmoideHold != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Omoide-Hold", *params.XOmoideHold, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Omoide-Hold", headerParam1)
+			req.Header.Set("X-Omoide-Hold", headerParam2)
 		}
 
 	}
