@@ -93,3 +93,122 @@ func TestDecisionSuitsTheEmbedder(t *testing.T) {
 		}
 	}
 }
+
+// renamedEmbedder is an embedder under another identity, and not lexical
+// (it hides the embedded one's Lexical): a semantic store's stand-in.
+type renamedEmbedder struct {
+	embed.Embedder
+	id embed.Identity
+}
+
+func (e renamedEmbedder) Identity() embed.Identity { return e.id }
+
+// TestAnySemanticModelOnlyForSemanticStores: a model fitted for any semantic
+// embedder (bench train -semantic: FittedFor rerank.AnySemantic) decides for
+// a semantic store as it is, never for a lexical one: there a given one is
+// refused, and the shipped one gives way to the lexical store's model, as
+// ModelFor and retriever.New say.
+func TestAnySemanticModelOnlyForSemanticStores(t *testing.T) {
+	sem, err := rerank.DefaultSemanticModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := rerank.DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := rerank.DefaultLexicalModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sem.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := rerank.LoadModel(b) // a copy: as a model bench train -semantic writes and a caller loads
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sem.FittedFor() != rerank.AnySemantic || given.FittedFor() != rerank.AnySemantic || rerank.Shipped(given) || !rerank.Shipped(sem) {
+		t.Fatalf("fitted for %q and %q, shipped %v and %v: want two any-semantic models, one shipped", sem.FittedFor(), given.FittedFor(), rerank.Shipped(sem), rerank.Shipped(given))
+	}
+	const semanticID = "openai:text-embedding-3-small/1536" // no shipped model is fitted for it
+	kept := "relevance model fitted for " + rerank.AnySemantic
+	lexicalFallback := func(id string) string {
+		return "embedder-free relevance model (the preset's model was fitted for " + rerank.AnySemantic + ", the store's embedder is " + id + ")"
+	}
+	for _, tt := range []struct {
+		name    string
+		m       *rerank.Model
+		id      string
+		lexical bool
+		want    *rerank.Model // nil: refused with ErrModelEmbedder
+		says    string
+	}{
+		{"given, semantic store: kept", given, semanticID, false, given, kept},
+		{"shipped, semantic store: kept", sem, semanticID, false, sem, kept},
+		{"given, lexical store: refused", given, "hash-v1+w/64", true, nil, ""},
+		{"shipped, lexical store: the embedder-free model", sem, "hash-v1+w/64", true, lex, lexicalFallback("hash-v1+w/64")},
+		{"shipped, the default model's store: the default model", sem, def.FittedFor(), true, def, "relevance model fitted for " + def.FittedFor()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, what, err := retriever.ModelFor(tt.m, tt.id, tt.lexical)
+			if tt.want == nil {
+				if !errors.Is(err, retriever.ErrModelEmbedder) || m != nil || !strings.Contains(err.Error(), rerank.AnySemantic) || !strings.Contains(err.Error(), tt.id) {
+					t.Errorf("ModelFor = %p, %q, %v; want ErrModelEmbedder naming %s and %s", m, what, err, rerank.AnySemantic, tt.id)
+				}
+				return
+			}
+			if err != nil || m != tt.want || what != tt.says {
+				t.Errorf("ModelFor = %p, %q, %v; want %p (semantic %p, lexical %p, default %p), %q", m, what, err, tt.want, sem, lex, def, tt.says)
+			}
+		})
+	}
+
+	// Through retriever.New: the hash embedder is lexical, its stand-in
+	// under a semantic identity is not.
+	h, err := embed.NewHash(embed.HashOptions{Dim: 64, Terms: tokenize.Kagome().Terms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "d.db"), sqlite.Options{Embedder: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	semantic := storeWithEmbedder{s, renamedEmbedder{h, embed.Identity{Name: "openai:text-embedding-3-small", Dim: 64}}}
+	if !embed.IsLexical(s.Embedder()) || embed.IsLexical(semantic.Embedder()) {
+		t.Fatal("the hash embedder must be lexical and its renamed stand-in not")
+	}
+	hashID, semID := h.Identity().String(), semantic.Embedder().Identity().String()
+	for _, tt := range []struct {
+		name  string
+		store retriever.Store
+		m     *rerank.Model
+		want  *rerank.Model // nil: New refuses with ErrModelEmbedder
+		says  string
+	}{
+		{"given, semantic store", semantic, given, given, kept},
+		{"given, hash store", s, given, nil, ""},
+		{"shipped, semantic store", semantic, sem, sem, kept},
+		{"shipped, hash store", s, sem, lex, lexicalFallback(hashID)},
+	} {
+		t.Run("New/"+tt.name, func(t *testing.T) {
+			o := retriever.DefaultOptions()
+			o.Rank.Inject.Model = tt.m
+			r, err := retriever.New(tt.store, o)
+			if tt.want == nil {
+				if !errors.Is(err, retriever.ErrModelEmbedder) || !strings.Contains(err.Error(), hashID) {
+					t.Errorf("New: %v; want ErrModelEmbedder naming %s", err, hashID)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New: %v (store's embedder %s)", err, semID)
+			}
+			if got := r.Options().Rank.Inject.Model; got != tt.want || r.Decision() != tt.says {
+				t.Errorf("model %p, decision %q; want %p (semantic %p, lexical %p), %q", got, r.Decision(), tt.want, sem, lex, tt.says)
+			}
+		})
+	}
+}

@@ -90,10 +90,13 @@ func lightPOS(pos, sub string) bool {
 
 // jaLight reports whether a Japanese base form is a light verb, adjective
 // or adverb the IPA dictionary files as independent: it says what happened
-// (なる, する), not to what.
+// (なる, する), not to what. てる, the spoken ている (してる, 出てる), is
+// among them: in a message kagome tags it 動詞-非自立, but Light reads the
+// term alone, which the dictionary files as an independent verb (照る);
+// it says only that something goes on (最近どうしてる？), as いる does.
 func jaLight(term string) bool {
 	switch term {
-	case "なる", "成る", "する", "為る", "ある", "有る", "いる", "居る", "できる", "出来る",
+	case "なる", "成る", "する", "為る", "ある", "有る", "いる", "居る", "てる", "できる", "出来る",
 		"思う", "おもう", "言う", "いう", "やる", "くる", "来る", "いく", "行く", "みる", "見る",
 		"おる", "しまう", "くれる", "もらう", "あげる", "くださる", "下さる", "いただく",
 		"ない", "無い", "いい", "よい", "良い",

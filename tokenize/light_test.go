@@ -67,7 +67,10 @@ func TestLight(t *testing.T) {
 		// Japanese: light verbs by list, the rest by part of speech
 		{"なる", true}, {"する", true}, {"ある", true}, {"いる", true}, {"できる", true}, {"思う", true}, {"言う", true},
 		{"こと", true}, {"これ", true}, {"この", true}, {"でも", true}, {"さん", true}, {"しまう", true},
+		{"いい", true}, // 天気いいね: an evaluation that fits any topic
+		{"てる", true}, // してる, 出てる: ている contracted, an aspect and no topic (最近どうしてる？)
 		{"熱", false}, {"病院", false}, {"引っ越し", false}, {"来月", false}, {"プレゼン", false}, {"資料", false}, {"下がる", false},
+		{"天気", false}, {"三鷹", false}, // a topic and a place name beside the light words of 天気いいね, 三鷹で熱が出てる
 		// Chinese: function characters and their bigrams
 		{"了", true}, {"吗", true}, {"的", true}, {"是", true}, {"好", true}, {"了吗", true}, {"我们", true},
 		{"吃饭", false}, {"医院", false}, {"考试", false}, {"猫", false}, {"自行", false},
