@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -262,8 +263,13 @@ func TestCeilingAndForgetPerson(t *testing.T) {
 	if l, _ := ok[omoidemcp.ListOutput](t, cs, "list_memories", map[string]any{}); len(l.Memories) != 0 {
 		t.Errorf("a secret memory is listed at the normal ceiling")
 	}
-	if res := call(t, cs, "forget_memory", map[string]any{"id": s.ID}); !res.IsError {
-		t.Error("a memory above the ceiling was forgotten")
+	// Above the ceiling, a memory is answered as one never stored (not as
+	// one refused, which would say it exists), and it is kept.
+	if res := call(t, cs, "forget_memory", map[string]any{"id": s.ID}); !res.IsError || !strings.Contains(text(res), "no such memory") || !strings.Contains(text(res), strconv.FormatInt(s.ID, 10)) {
+		t.Errorf("forget_memory of a memory above the ceiling: error %v %q, want the no such memory error", res.IsError, text(res))
+	}
+	if e, err := mem.Store.Get(ctx, s.ID); err != nil || e.UserText != "合言葉はあおぞらペンギン" {
+		t.Errorf("a memory above the ceiling was forgotten: %+v, %v", e, err)
 	}
 	private := connect(t, mem, "はるか", omoidemcp.Config{MaxSensitivity: episode.SensitivitySecret})
 	if l, _ := ok[omoidemcp.ListOutput](t, private, "list_memories", map[string]any{}); len(l.Memories) != 1 || l.Memories[0].Sensitivity != "secret" {
