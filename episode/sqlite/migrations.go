@@ -24,6 +24,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx, dim int) error{
 	migrateV6,
 	migrateV7,
 	migrateV8,
+	migrateV9,
 }
 
 func migrateV1(ctx context.Context, tx *sql.Tx, dim int) error {
@@ -238,5 +239,14 @@ func migrateV8(ctx context.Context, tx *sql.Tx, _ int) error {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)`, metaErasureKey, hex.EncodeToString(key))
+	return err
+}
+
+// migrateV9 indexes the sensitive episodes, private and secret, by person
+// (sensitiveIndexSQL): a person's count under a sensitivity ceiling is their
+// partition's count less those above it, counted without reading the
+// normal ones, most of a person's.
+func migrateV9(ctx context.Context, tx *sql.Tx, _ int) error {
+	_, err := tx.ExecContext(ctx, sensitiveIndexSQL)
 	return err
 }

@@ -16,8 +16,9 @@ import (
 
 // The pages of a browser: a person's episodes newest first (Newest) or by
 // text (Search), and the store's people with their newest activity
-// (PeopleWith). Each page is one read statement, so paging does not hold the
-// database between requests.
+// (PeopleWith), each up to a sensitivity ceiling, with a person's count
+// under it (CountUpTo, read.go). Each page is one read statement, so paging
+// does not hold the database between requests.
 
 // Cursor is where a newest-first page of a person's episodes ends: the
 // last episode's time and id. The zero Cursor starts at the newest.
@@ -142,29 +143,42 @@ func (s *Store) Search(ctx context.Context, user, text string, maxSensitivity ep
 type PeopleQuery struct {
 	After    string // the last name of the previous page ("" for the first)
 	Contains string // only names holding this substring ("" for all)
-	Limit    int    // at most this many; must be at least 1
+	// MaxSensitivity is the ceiling: only a person's episodes at or below it
+	// count, in whether they are listed, their count and their newest time.
+	// The zero value, normal, shows the least.
+	MaxSensitivity episode.Sensitivity
+	Limit          int // at most this many; must be at least 1
 }
 
 // PersonActivity is a person, their episode count and the time of their
-// newest episode.
+// newest episode, both of the episodes at or below the query's ceiling.
 type PersonActivity struct {
 	Person
 	Newest time.Time
 }
 
-// peopleWithSQL reads a page of PeopleWith. instr, not LIKE: a name's % and
-// _ are themselves, with nothing to escape. Each person's newest time is the
-// last entry of theirs in episodes_user_time, one index lookup.
-const peopleWithSQL = `SELECT p.user, p.episodes, (SELECT max(e.occurred_at) FROM episodes e WHERE e.user = p.user)
-	FROM partitions p
-	WHERE p.user > ? AND p.episodes > 0 AND instr(p.user, ?) > 0
-	ORDER BY p.user LIMIT ?`
+// peopleWithSQL reads a page of PeopleWith under the ceiling ?1. A person's
+// count is their partition's less their episodes above the ceiling, joined
+// from the partial index episodes_sensitive (countUpToSQL) and grouped as
+// the partitions come, in name order, so that the page stops at its limit;
+// a person left with none is left out (HAVING). Their newest time is a walk
+// down episodes_user_time from their last entry, which stops at the first
+// at or below the ceiling. instr, not LIKE: a name's % and _ are
+// themselves, with nothing to escape.
+const peopleWithSQL = `SELECT p.user, p.episodes - count(e.user) AS visible,
+		(SELECT n.occurred_at FROM episodes n WHERE n.user = p.user AND n.sensitivity <= ?1 ORDER BY n.occurred_at DESC LIMIT 1)
+	FROM partitions p LEFT JOIN episodes e ON e.user = p.user AND e.sensitivity > ?1 AND e.sensitivity > 0
+	WHERE p.user > ?2 AND p.episodes > 0 AND instr(p.user, ?3) > 0
+	GROUP BY p.user HAVING visible > 0
+	ORDER BY p.user LIMIT ?4`
 
 // PeopleWith returns a page of the store's people with at least one
-// episode, as People does (byte order of their names, after q.After), of
-// those whose names hold q.Contains (byte for byte: case counts), each with
-// the time of their newest episode. A page shorter than q.Limit is the last;
-// the next starts after its last name.
+// episode at or below q.MaxSensitivity, as People does (byte order of their
+// names, after q.After), of those whose names hold q.Contains (byte for
+// byte: case counts), each with the count and the newest time of those
+// episodes: nothing above the ceiling shows, not even that a person is
+// there. A ceiling below normal lists no one. A page shorter than q.Limit
+// is the last; the next starts after its last name.
 func (s *Store) PeopleWith(ctx context.Context, q PeopleQuery) ([]PersonActivity, error) {
 	if q.Limit < 1 {
 		return nil, fmt.Errorf("episode store: people: limit %d, want at least 1", q.Limit)
@@ -172,7 +186,10 @@ func (s *Store) PeopleWith(ctx context.Context, q PeopleQuery) ([]PersonActivity
 	if !utf8.ValidString(q.Contains) {
 		return nil, fmt.Errorf("episode store: people: the name filter %q is not valid UTF-8", clipForError(q.Contains))
 	}
-	rows, err := s.query(ctx, peopleWithSQL, q.After, q.Contains, q.Limit)
+	if q.MaxSensitivity < episode.SensitivityNormal {
+		return nil, nil
+	}
+	rows, err := s.query(ctx, peopleWithSQL, int(q.MaxSensitivity), q.After, q.Contains, q.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: people: %w", err)
 	}

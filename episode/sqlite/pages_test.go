@@ -134,38 +134,82 @@ func TestNewest(t *testing.T) {
 }
 
 // TestNewestPlan: a page of Newest walks down episodes_user_time from the
-// cursor in the order asked for, without sorting the person's episodes.
+// cursor in the order asked for, without sorting the person's episodes; so
+// does a page of people for each person's newest time.
 func TestNewestPlan(t *testing.T) {
 	s := newStore(t)
 	addEpisodes(t, s, ep("haruka", "あ", "", day), ep("mio", "い", "", day))
-	for _, q := range []string{newestSQL, peopleWithSQL} {
-		args := []any{"haruka", day.Unix(), 5, 0, 50}
-		if q == peopleWithSQL {
-			args = []any{"", "a", 50}
-		}
-		rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-		all := strings.Join(plan, "\n")
-		t.Logf("plan of %.40q…:\n%s", q, all)
+	for _, tc := range []struct {
+		q    string
+		args []any
+	}{
+		{newestSQL, []any{"haruka", day.Unix(), 5, 0, 50}},
+		{peopleWithSQL, []any{0, "", "a", 50}},
+	} {
+		all := queryPlan(t, s, tc.q, tc.args...)
 		if !strings.Contains(all, "INDEX episodes_user_time (user=?") || strings.Contains(all, "TEMP B-TREE") {
 			t.Errorf("plan:\n%s\nwant a search of episodes_user_time by user, and no sort", all)
 		}
 	}
+}
+
+// TestSensitivePlan: a count under each ceiling, a person's or everyone's
+// and in a page of people, reads the episodes above it from the partial
+// index episodes_sensitive alone (a person's normal episodes, most of them,
+// are not read: nothing else of the episodes is scanned), and the page of
+// people is grouped without a sort. SQLite compares a bound value with the
+// index's term, so ceiling 0 alone would use the index without the term's
+// literal copy in the query; 1 and 2 need it.
+func TestSensitivePlan(t *testing.T) {
+	s := newStore(t)
+	addEpisodes(t, s, ep("haruka", "あ", "", day), sensitive(ep("haruka", "い", "", day), episode.SensitivitySecret), ep("mio", "う", "", day))
+	for ceiling := episode.SensitivityNormal; ceiling <= episode.SensitivitySecret; ceiling++ {
+		for _, tc := range []struct {
+			q    string
+			args []any
+			want string
+		}{
+			{countUpToSQL, []any{"haruka", int(ceiling)}, "COVERING INDEX episodes_sensitive (user=? AND sensitivity>?)"},
+			{countAllUpToSQL, []any{int(ceiling)}, "SCAN episodes USING COVERING INDEX episodes_sensitive"},
+			{peopleWithSQL, []any{int(ceiling), "", "", 50}, "COVERING INDEX episodes_sensitive (user=? AND sensitivity>?)"},
+		} {
+			all := queryPlan(t, s, tc.q, tc.args...)
+			scans := false
+			for line := range strings.Lines(all) {
+				line = strings.TrimSpace(line)
+				scans = scans || strings.HasPrefix(line, "SCAN ") && !strings.Contains(line, "episodes_sensitive") &&
+					line != "SCAN CONSTANT ROW" && line != "SCAN partitions" // a row a person, for everyone's count
+			}
+			if !strings.Contains(all, tc.want) || strings.Contains(all, "TEMP B-TREE") || scans {
+				t.Errorf("ceiling %v, plan:\n%s\nwant %s, no other scan of the episodes and no sort", ceiling, all, tc.want)
+			}
+		}
+	}
+}
+
+// queryPlan returns the details of q's EXPLAIN QUERY PLAN, a line each.
+func queryPlan(t *testing.T, s *Store, q string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(plan, "\n")
+	t.Logf("plan of %.40q…:\n%s", q, all)
+	return all
 }
 
 // TestParseCursor: a cursor's text reads back as the cursor; any other text
@@ -351,39 +395,140 @@ func TestPeopleWith(t *testing.T) {
 	}
 }
 
-// BenchmarkNewest100k reads a page of 50 of a person's 100,000 episodes,
-// newest first: the first page, and one from the middle of their history;
-// and a page of people, one of whom has those episodes. Add stores 1,000
-// of them (about 500 a second at 50,000 episodes: too slow for the rest);
-// the other 99,000 are their copies, later in time, written into the
-// episodes table in one statement, which the triggers count in partitions
-// (Newest and PeopleWith read nothing else; the text and vector indexes do
-// not hold the copies).
+// TestPeopleWithCeiling: under each ceiling PeopleWith lists only the
+// people with an episode at or below it, each with those episodes' count
+// and newest time: kenji, whose episodes are all secret, is not there below
+// secret, and haruka's newest under normal is her newest normal episode,
+// not the private and secret ones after it. Pages of one or two step over
+// the people hidden between the others, and the name filter keeps to the
+// ceiling too.
+func TestPeopleWithCeiling(t *testing.T) {
+	s := newStore(t)
+	at := func(hours int) time.Time { return day.Add(time.Duration(hours) * time.Hour) }
+	nanaNormal := ep("nana", "く", "", at(1))
+	nanaNormal.ExternalID = "n1"
+	addEpisodes(t, s,
+		ep("haruka", "あ", "", at(0)), ep("haruka", "い", "", at(1)),
+		sensitive(ep("haruka", "う", "", at(2)), episode.SensitivityPrivate),
+		sensitive(ep("haruka", "え", "", at(3)), episode.SensitivitySecret),
+		sensitive(ep("kenji", "お", "", at(6)), episode.SensitivitySecret),
+		sensitive(ep("kenji", "か", "", at(5)), episode.SensitivitySecret),
+		sensitive(ep("mio", "き", "", at(4)), episode.SensitivityPrivate),
+		nanaNormal,
+		sensitive(ep("nana", "け", "", at(7)), episode.SensitivitySecret))
+	pa := func(user string, n, hours int) PersonActivity { return PersonActivity{Person{user, n}, at(hours)} }
+	for _, tc := range []struct {
+		ceiling  episode.Sensitivity
+		contains string
+		want     []PersonActivity
+	}{
+		{episode.SensitivityNormal, "", []PersonActivity{pa("haruka", 2, 1), pa("nana", 1, 1)}},
+		{episode.SensitivityPrivate, "", []PersonActivity{pa("haruka", 3, 2), pa("mio", 1, 4), pa("nana", 1, 1)}},
+		{episode.SensitivitySecret, "", []PersonActivity{pa("haruka", 4, 3), pa("kenji", 2, 6), pa("mio", 1, 4), pa("nana", 2, 7)}},
+		{episode.SensitivitySecret + 1, "", []PersonActivity{pa("haruka", 4, 3), pa("kenji", 2, 6), pa("mio", 1, 4), pa("nana", 2, 7)}},
+		{episode.SensitivityNormal - 1, "", nil},
+		{episode.SensitivityNormal, "k", []PersonActivity{pa("haruka", 2, 1)}},
+		{episode.SensitivityPrivate, "k", []PersonActivity{pa("haruka", 3, 2)}},
+		{episode.SensitivitySecret, "k", []PersonActivity{pa("haruka", 4, 3), pa("kenji", 2, 6)}},
+		{episode.SensitivityNormal, "i", nil}, // mio's and kenji's alone, above normal
+	} {
+		for _, limit := range []int{1, 2, 100} {
+			var got []PersonActivity
+			after := ""
+			for page := 0; ; page++ {
+				if page > 10 {
+					t.Fatalf("%v %q: still paging after %d pages", tc.ceiling, tc.contains, page)
+				}
+				ps, err := s.PeopleWith(ctx, PeopleQuery{After: after, Contains: tc.contains, MaxSensitivity: tc.ceiling, Limit: limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ps) > limit {
+					t.Errorf("%v %q: a page of %d, limit %d", tc.ceiling, tc.contains, len(ps), limit)
+				}
+				got = append(got, ps...)
+				if len(ps) < limit {
+					break
+				}
+				after = ps[len(ps)-1].User
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%v, Contains %q, limit %d: %v, want %v", tc.ceiling, tc.contains, limit, got, tc.want)
+			}
+		}
+	}
+	// nana's normal episode, replaced by a secret one, leaves her nothing
+	// below secret.
+	nanaNormal.Sensitivity = episode.SensitivitySecret
+	if _, err := s.Update(ctx, []episode.Episode{nanaNormal}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := s.PeopleWith(ctx, PeopleQuery{Limit: 10}); err != nil || !slices.Equal(ps, []PersonActivity{pa("haruka", 2, 1)}) {
+		t.Errorf("after nana's update, at normal: %v, %v; want only haruka", ps, err)
+	}
+	if ps, err := s.PeopleWith(ctx, PeopleQuery{After: "mio", MaxSensitivity: episode.SensitivitySecret, Limit: 10}); err != nil ||
+		!slices.Equal(ps, []PersonActivity{pa("nana", 2, 7)}) {
+		t.Errorf("after nana's update, at secret: %v, %v; want nana's 2", ps, err)
+	}
+}
+
+// TestCountUpTo counts each person's episodes at or below each ceiling,
+// and everyone's: the same as Count at secret and above, none below normal.
+func TestCountUpTo(t *testing.T) {
+	s := newStore(t)
+	addEpisodes(t, s,
+		ep("haruka", "あ", "", day), ep("haruka", "い", "", day),
+		sensitive(ep("haruka", "う", "", day), episode.SensitivityPrivate),
+		sensitive(ep("haruka", "え", "", day), episode.SensitivitySecret),
+		sensitive(ep("kenji", "お", "", day), episode.SensitivitySecret),
+		sensitive(ep("mio", "か", "", day), episode.SensitivityPrivate),
+		ep("nana", "き", "", day))
+	gone := addEpisodes(t, s, sensitive(ep("nana", "く", "", day), episode.SensitivitySecret))
+	if _, err := s.Delete(ctx, episodeIDs(gone)...); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		user string
+		want [3]int // at normal, private, secret
+	}{
+		{"haruka", [3]int{2, 3, 4}},
+		{"kenji", [3]int{0, 0, 1}},
+		{"mio", [3]int{0, 1, 1}},
+		{"nana", [3]int{1, 1, 1}},
+		{"nobody", [3]int{0, 0, 0}},
+		{"", [3]int{3, 5, 7}}, // everyone
+	} {
+		all, err := s.Count(ctx, tc.user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ceiling, want := range map[episode.Sensitivity]int{
+			episode.SensitivityNormal - 1: 0,
+			episode.SensitivityNormal:     tc.want[0],
+			episode.SensitivityPrivate:    tc.want[1],
+			episode.SensitivitySecret:     tc.want[2],
+			episode.SensitivitySecret + 1: all,
+		} {
+			if n, err := s.CountUpTo(ctx, tc.user, ceiling); n != want || err != nil {
+				t.Errorf("CountUpTo(%q, %v) = %d, %v; want %d", tc.user, ceiling, n, err, want)
+			}
+		}
+		if all != tc.want[2] {
+			t.Errorf("Count(%q) = %d, want %d, CountUpTo at secret", tc.user, all, tc.want[2])
+		}
+	}
+	if _, err := s.CountUpTo(ctx, "haru\xffka", episode.SensitivitySecret); err == nil || !strings.Contains(err.Error(), "count: user is not valid UTF-8") {
+		t.Errorf("invalid UTF-8 user: error %v, want one saying so", err)
+	}
+}
+
+// BenchmarkNewest100k reads a page of 50 of a person's 100,000 episodes
+// (store100k), newest first: the first page, and one from the middle of
+// their history; and a page of people, one of whom has those episodes, at
+// the normal ceiling.
 func BenchmarkNewest100k(b *testing.B) {
-	const n, base = 100_000, 1000
-	s := openStore(b, filepath.Join(b.TempDir(), "omoide.db"), Options{Analyzer: tokenize.Raw(), Embedder: hashEmbedder(b, 64)})
-	start := time.Now()
-	eps := make([]episode.Episode, base)
-	for k := range eps {
-		// Two episodes a minute, so that times tie; every tenth private.
-		eps[k] = ep("haruka", fmt.Sprintf("%d回目の話", k), "うんうん", day.Add(time.Duration(k/2)*time.Minute))
-		eps[k].Sensitivity = episode.Sensitivity(min(1, k%10/9))
-	}
-	if _, err := s.Add(ctx, eps); err != nil {
-		b.Fatal(err)
-	}
-	span := int64(base / 2 * 60) // the seconds the base episodes cover
-	if _, err := s.db.ExecContext(ctx, `WITH RECURSIVE copies(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM copies WHERE k < ?)
-		INSERT INTO episodes (user, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
-		SELECT user, user_text, reply_text, occurred_at + k * ?, kind, state, sensitivity, source, vq
-		FROM copies, episodes WHERE user = 'haruka' ORDER BY k, id`, n/base-1, span); err != nil {
-		b.Fatal(err)
-	}
-	addEpisodes(b, s, ep("mio", "こんにちは", "", day.Add(time.Hour)))
-	if c, err := s.Count(ctx, "haruka"); err != nil || c != n {
-		b.Fatal(c, err)
-	}
-	b.Logf("%d episodes stored in %v", n, time.Since(start).Round(time.Millisecond))
+	const n = 100_000
+	s := store100k(b, n)
 	mid, err := s.Newest(ctx, "haruka", Cursor{}, episode.SensitivityNormal, n/2)
 	if err != nil || len(mid) == 0 {
 		b.Fatal(len(mid), err)
@@ -412,4 +557,84 @@ func BenchmarkNewest100k(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCountUpTo100k counts a person's 100,000 episodes (store100k, a
+// tenth of them private; here a tenth of those made secret) under each
+// ceiling, and reads the page of people under the lowest and the highest,
+// beside one person of secrets alone: what the inspector's pages read. The
+// count at normal reads the 10,000 sensitive entries of the partial index,
+// at private the 1,000 secret ones; a scan of the person's rows, which the
+// setup times once, reads all 100,000.
+func BenchmarkCountUpTo100k(b *testing.B) {
+	const n = 100_000
+	s := store100k(b, n)
+	if _, err := s.db.ExecContext(ctx, `UPDATE episodes SET sensitivity = 2 WHERE user = 'haruka' AND id % 100 = 0`); err != nil {
+		b.Fatal(err)
+	}
+	addEpisodes(b, s, sensitive(ep("kenji", "ひみつ", "", day), episode.SensitivitySecret))
+	for ceiling := episode.SensitivityNormal; ceiling <= episode.SensitivitySecret; ceiling++ {
+		start := time.Now()
+		var want int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes WHERE user = 'haruka' AND sensitivity <= ?`, int(ceiling)).Scan(&want); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%v: %d episodes, counted by a scan of the person's rows in %v", ceiling, want, time.Since(start).Round(time.Microsecond))
+		b.Run("count-"+ceiling.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if c, err := s.CountUpTo(ctx, "haruka", ceiling); err != nil || c != want {
+					b.Fatal(c, want, err)
+				}
+			}
+		})
+	}
+	for _, bc := range []struct {
+		ceiling episode.Sensitivity
+		people  int
+	}{{episode.SensitivityNormal, 2}, {episode.SensitivitySecret, 3}} {
+		b.Run("people-"+bc.ceiling.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ps, err := s.PeopleWith(ctx, PeopleQuery{MaxSensitivity: bc.ceiling, Limit: 50})
+				if err != nil || len(ps) != bc.people {
+					b.Fatal(ps, err)
+				}
+			}
+		})
+	}
+}
+
+// store100k opens a store of n episodes of haruka's and one of mio's. Add
+// stores 1,000 of haruka's (about 500 a second at 50,000 episodes: too slow
+// for the rest), two a minute and every tenth private; the others are their
+// copies, later in time, written into the episodes table in one statement,
+// which the triggers count in partitions (the pages read nothing else; the
+// text and vector indexes do not hold the copies).
+func store100k(b *testing.B, n int) *Store {
+	const base = 1000
+	s := openStore(b, filepath.Join(b.TempDir(), "omoide.db"), Options{Analyzer: tokenize.Raw(), Embedder: hashEmbedder(b, 64)})
+	start := time.Now()
+	eps := make([]episode.Episode, base)
+	for k := range eps {
+		// Two episodes a minute, so that times tie; every tenth private.
+		eps[k] = ep("haruka", fmt.Sprintf("%d回目の話", k), "うんうん", day.Add(time.Duration(k/2)*time.Minute))
+		eps[k].Sensitivity = episode.Sensitivity(min(1, k%10/9))
+	}
+	if _, err := s.Add(ctx, eps); err != nil {
+		b.Fatal(err)
+	}
+	span := int64(base / 2 * 60) // the seconds the base episodes cover
+	if _, err := s.db.ExecContext(ctx, `WITH RECURSIVE copies(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM copies WHERE k < ?)
+		INSERT INTO episodes (user, user_text, reply_text, occurred_at, kind, state, sensitivity, source, vq)
+		SELECT user, user_text, reply_text, occurred_at + k * ?, kind, state, sensitivity, source, vq
+		FROM copies, episodes WHERE user = 'haruka' ORDER BY k, id`, n/base-1, span); err != nil {
+		b.Fatal(err)
+	}
+	addEpisodes(b, s, ep("mio", "こんにちは", "", day.Add(time.Hour)))
+	if c, err := s.Count(ctx, "haruka"); err != nil || c != n {
+		b.Fatal(c, err)
+	}
+	b.Logf("%d episodes stored in %v", n, time.Since(start).Round(time.Millisecond))
+	return s
 }

@@ -192,9 +192,10 @@ func (s *Store) Recent(ctx context.Context, user string, n int) ([]episode.Episo
 	return out, nil
 }
 
-// Count returns how many episodes user has; user "" counts every episode.
-// A person's count is read from the partitions table, which the triggers keep
-// (one row lookup however many episodes the person has).
+// Count returns how many episodes user has, of every sensitivity; user ""
+// counts every episode. A person's count is read from the partitions table,
+// which the triggers keep (one row lookup however many episodes the person
+// has). A page under a sensitivity ceiling shows CountUpTo instead.
 func (s *Store) Count(ctx context.Context, user string) (int, error) {
 	var n int
 	var err error
@@ -202,6 +203,46 @@ func (s *Store) Count(ctx context.Context, user string) (int, error) {
 		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&n)
 	} else {
 		err = s.queryRow(ctx, `SELECT coalesce((SELECT episodes FROM partitions WHERE user = ?), 0)`, user).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("episode store: count: %w", err)
+	}
+	return n, nil
+}
+
+// countUpToSQL is CountUpTo of a person: their partition's count less their
+// episodes above the ceiling, a range of the partial index
+// episodes_sensitive, which SQLite uses under a ceiling above normal only
+// because the WHERE holds the index's term sensitivity > 0 as written
+// (TestSensitivePlan checks it). One statement, so both counts are of the
+// same moment.
+const countUpToSQL = `SELECT coalesce((SELECT episodes FROM partitions WHERE user = ?1), 0)
+	- (SELECT count(*) FROM episodes WHERE user = ?1 AND sensitivity > ?2 AND sensitivity > 0)`
+
+// countAllUpToSQL is countUpToSQL over every person: the sum of the
+// partitions' counts, a row a person, less every sensitive episode above the
+// ceiling.
+const countAllUpToSQL = `SELECT (SELECT coalesce(sum(episodes), 0) FROM partitions)
+	- (SELECT count(*) FROM episodes WHERE sensitivity > ?1 AND sensitivity > 0)`
+
+// CountUpTo returns how many of user's episodes are no more sensitive than
+// maxSensitivity, as a page under that ceiling may show them (a ceiling
+// below normal counts none); user "" counts every person's. It is Count less
+// the episodes above the ceiling, which an index of the sensitive episodes
+// alone counts: a few, however many normal ones the person has.
+func (s *Store) CountUpTo(ctx context.Context, user string, maxSensitivity episode.Sensitivity) (int, error) {
+	if !utf8.ValidString(user) {
+		return 0, errors.New("episode store: count: user is not valid UTF-8")
+	}
+	if maxSensitivity < episode.SensitivityNormal {
+		return 0, nil
+	}
+	var n int
+	var err error
+	if user == "" {
+		err = s.queryRow(ctx, countAllUpToSQL, int(maxSensitivity)).Scan(&n)
+	} else {
+		err = s.queryRow(ctx, countUpToSQL, user, int(maxSensitivity)).Scan(&n)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("episode store: count: %w", err)

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // ftsTableSQL creates the full-text index (schema 4): the analyzed text
 // (tokenize.Analyzer.Index) of an episode's two sides, and its person's token
@@ -31,6 +31,13 @@ const partitionInsertTriggerSQL = `CREATE TRIGGER episodes_partition_insert AFTE
 	INSERT INTO partitions (user, gen, episodes) VALUES (NEW.user, CAST(unixepoch('subsec') * 1000000 AS INTEGER), 1)
 		ON CONFLICT (user) DO UPDATE SET gen = gen + 1, episodes = episodes + 1;
 END`
+
+// sensitiveIndexSQL indexes the private and secret episodes by person and
+// sensitivity, and no normal one (schema 9): counting a person's episodes
+// above a ceiling reads only these. SQLite uses a partial index only for a
+// query whose WHERE holds the index's term as written (countUpToSQL,
+// peopleWithSQL).
+const sensitiveIndexSQL = `CREATE INDEX episodes_sensitive ON episodes (user, sensitivity) WHERE sensitivity > 0`
 
 // vocabTableSQL creates the FTS5 vocabulary view: each term's document
 // frequency.

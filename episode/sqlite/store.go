@@ -92,10 +92,11 @@ func (r recorded) Embed(context.Context, []string) ([][]float32, error) {
 //   - removals (delete.go, erasure.go): Delete, Forget, and the record
 //     of erasures that Restore re-applies;
 //   - reads (read.go): Get, GetMany, GetManyTerms, IDByExternal, Recent,
-//     Count;
+//     Count, and CountUpTo (a count under a sensitivity ceiling, for pages);
 //   - search (search.go): Nearest, BM25, DocFreq, Holds,
 //     Adjacent, Between;
-//   - pages of a browser (pages.go): Newest, Search, PeopleWith;
+//   - pages of a browser (pages.go): Newest, Search, PeopleWith, each up
+//     to a sensitivity ceiling;
 //   - maintenance (maintain.go): Stats, Check, Reindex, and the function
 //     Reembed, which works on the path of a store that is not open.
 type Store struct {

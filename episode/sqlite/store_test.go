@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -686,6 +687,7 @@ func TestMigrateFromV1(t *testing.T) {
 		DROP TRIGGER episodes_partition_delete; DROP TRIGGER episodes_partition_update; DROP TABLE partitions;
 		DROP TRIGGER episodes_fts_removal;
 		DROP TABLE erasures; DELETE FROM meta WHERE key = 'erasure_key';
+		DROP INDEX episodes_sensitive;
 		ALTER TABLE episodes DROP COLUMN vq;
 		CREATE TABLE fts_rows AS SELECT rowid AS id, user_text, reply_text FROM episodes_fts;
 		DROP TABLE episodes_fts;
@@ -719,6 +721,53 @@ func TestMigrateFromV1(t *testing.T) {
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
 	if v != SchemaVersion {
 		t.Fatalf("user_version = %d", v)
+	}
+}
+
+// TestMigrateFromV8: schema 9 indexes a schema-8 store's sensitive
+// episodes, those it held before, so that the counts under a ceiling are
+// right at once: a person of secrets alone is hidden below secret.
+func TestMigrateFromV8(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v8.db")
+	s := openStore(t, path, Options{})
+	addEpisodes(t, s,
+		ep("haruka", "あ", "", day), sensitive(ep("haruka", "い", "", day), episode.SensitivityPrivate),
+		sensitive(ep("haruka", "う", "", day), episode.SensitivitySecret), sensitive(ep("haruka", "え", "", day), episode.SensitivitySecret),
+		sensitive(ep("kenji", "お", "", day), episode.SensitivitySecret))
+	// Make it a version 8 store, as it was before the index.
+	if _, err := s.db.Exec(`DROP INDEX episodes_sensitive; PRAGMA user_version = 8`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openStore(t, path, Options{})
+	var v, indexes int
+	if err := s.db.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'episodes_sensitive')`).Scan(&v, &indexes); err != nil {
+		t.Fatal(err)
+	}
+	if v != SchemaVersion || indexes != 1 {
+		t.Fatalf("after migrating: user_version %d, %d episodes_sensitive; want %d and 1", v, indexes, SchemaVersion)
+	}
+	for _, tc := range []struct {
+		ceiling       episode.Sensitivity
+		haruka, kenji int
+		people        string
+	}{
+		{episode.SensitivityNormal, 1, 0, "[{{haruka 1} 2025-06-01 12:00:00 +0000 UTC}]"},
+		{episode.SensitivityPrivate, 2, 0, "[{{haruka 2} 2025-06-01 12:00:00 +0000 UTC}]"},
+		{episode.SensitivitySecret, 4, 1, "[{{haruka 4} 2025-06-01 12:00:00 +0000 UTC} {{kenji 1} 2025-06-01 12:00:00 +0000 UTC}]"},
+	} {
+		h, err1 := s.CountUpTo(ctx, "haruka", tc.ceiling)
+		k, err2 := s.CountUpTo(ctx, "kenji", tc.ceiling)
+		if h != tc.haruka || k != tc.kenji || err1 != nil || err2 != nil {
+			t.Errorf("%v: CountUpTo haruka %d, %v, kenji %d, %v; want %d and %d", tc.ceiling, h, err1, k, err2, tc.haruka, tc.kenji)
+		}
+		if ps, err := s.PeopleWith(ctx, PeopleQuery{MaxSensitivity: tc.ceiling, Limit: 10}); err != nil || fmt.Sprint(ps) != tc.people {
+			t.Errorf("%v: PeopleWith = %v, %v; want %s", tc.ceiling, ps, err, tc.people)
+		}
+	}
+	if r, err := s.Check(ctx); err != nil || len(r.Problems) != 0 {
+		t.Fatalf("after migrating: check: %v, %v", r.Problems, err)
 	}
 }
 
