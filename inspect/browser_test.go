@@ -249,7 +249,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`.forget button`)),
 		chromedp.WaitVisible(chromedp.CSS(`p.flash`)),
 	)
-	if got := eval[string](t, b, `document.querySelector("p.flash").textContent`); !strings.HasPrefix(got, "Forgot "+odd) {
+	if got := eval[string](t, b, `document.querySelector("p.flash").textContent`); !strings.HasPrefix(got, "Forgot the person: 1 memories") {
 		t.Errorf("after forget: %q", got)
 	}
 	if n, err := f.mem.Store.Count(ctx, odd); err != nil || n != 0 {

@@ -34,6 +34,7 @@ const (
 // fixture is a store of a few people's memories and an inspector over it.
 type fixture struct {
 	mem *omoide.Memory
+	h   *inspect.Handler
 	srv *httptest.Server
 	ids map[string]int64 // by external id
 }
@@ -69,9 +70,8 @@ func newFixture(t testing.TB, cfg inspect.Config) *fixture {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return now }
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/ui/", inspect.New(mem, cfg))
-	f.srv = httptest.NewServer(mux)
+	f.h = inspect.New(mem, cfg)
+	f.srv = httptest.NewServer(f.h)
 	t.Cleanup(func() { f.srv.Close(); mem.Close() })
 	return f
 }
@@ -102,6 +102,10 @@ func (f *fixture) do(t testing.TB, method, path string, form url.Values, header 
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1] // the client sends req.Host, not a Host header
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

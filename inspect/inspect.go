@@ -11,24 +11,24 @@
 package inspect
 
 import (
+	"bytes"
 	"cmp"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"crypto/subtle"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
+	"mime"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/cleanpath"
+	"github.com/omoide/omoide/internal/hosts"
 	"github.com/omoide/omoide/retriever"
 )
 
@@ -42,17 +42,26 @@ const DefaultRequestTimeout = 30 * time.Second
 // PageSize is how many people or memories a page lists.
 const PageSize = 50
 
-// cookieName holds a signed-in browser's proof of the token.
+// cookieName holds a signed-in browser's session.
 const cookieName = "omoide_inspect"
 
 // Config configures New. Its zero value works: no token, mounted at /ui/,
-// normal episodes only, deletes and forgets allowed.
+// answering under loopback names only, normal episodes only, deletes and
+// forgets allowed.
 type Config struct {
 	// Token is the bearer token the pages require; "" requires none. A
-	// browser enters it once on the sign-in page and keeps a proof of it in
-	// an HttpOnly, SameSite=Strict cookie; a program sends
-	// "Authorization: Bearer TOKEN".
+	// browser enters it once on the sign-in page and keeps a session for
+	// SessionLifetime in an HttpOnly, SameSite=Strict cookie; a program
+	// sends "Authorization: Bearer TOKEN".
 	Token string
+	// Hosts are the host names (or addresses, with or without a port) an
+	// inspector without a Token answers under besides loopback ones
+	// (localhost, *.localhost, 127.0.0.0/8, ::1); any other Host is a 421.
+	// A page of another site that rebinds its name to this machine's
+	// address sends its own name, so it can neither read nor change
+	// anything here. With a Token every Host is answered: the token
+	// decides.
+	Hosts []string
 	// Base is the path the handler is mounted at, ending in "/"; "" is
 	// DefaultBase. Every link it renders starts with it.
 	Base string
@@ -74,13 +83,15 @@ type Config struct {
 // concurrent use. Deletes and forgets are POST forms, refused from another
 // origin (http.CrossOriginProtection).
 type Handler struct {
-	mem     *omoide.Memory
-	cfg     Config
-	mux     *http.ServeMux
-	proof   string // the cookie value that proves the token: an HMAC of it
-	cop     *http.CrossOriginProtection
-	pages   map[string]*template.Template
-	presets sync.Map // preset name → *presetRetriever
+	mem      *omoide.Memory
+	cfg      Config
+	mux      *http.ServeMux
+	sessions sessions // signed-in browsers
+	failed   failures // wrong tokens, by client
+	clock    func() time.Time
+	cop      *http.CrossOriginProtection
+	pages    map[string]*template.Template
+	presets  sync.Map // preset name → *presetRetriever
 }
 
 //go:embed templates/*.html
@@ -102,16 +113,10 @@ func New(mem *omoide.Memory, cfg Config) *Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	h := &Handler{mem: mem, cfg: cfg, mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
-	if cfg.Token != "" {
-		mac := hmac.New(sha256.New, []byte(cfg.Token))
-		mac.Write([]byte("omoide inspector sign-in"))
-		h.proof = hex.EncodeToString(mac.Sum(nil))
-	}
+	h := &Handler{mem: mem, cfg: cfg, mux: http.NewServeMux(), clock: time.Now, cop: http.NewCrossOriginProtection()}
 	h.pages = parsePages(h)
 	b := cfg.Base
-	static, _ := fs.Sub(staticFS, "static")
-	h.mux.Handle("GET "+b+"static/", http.StripPrefix(b+"static/", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET "+b+"static/{name}", h.static)
 	h.mux.HandleFunc("GET "+b+"{$}", h.page(h.people))
 	h.mux.HandleFunc("GET "+b+"signin", h.signinPage)
 	h.mux.HandleFunc("POST "+b+"signin", h.signin)
@@ -128,9 +133,12 @@ func New(mem *omoide.Memory, cfg Config) *Handler {
 	return h
 }
 
-// ServeHTTP sets the pages' security headers, requires the token (but for
-// the sign-in page and the static assets), refuses a form from another
-// origin, and routes the request.
+// ServeHTTP sets the pages' security headers, refuses an unclean path and
+// a Host it does not answer under, requires the token (but for the sign-in
+// page and the static assets), refuses a form from another origin, and
+// routes the request. It answers with a redirect only within its own
+// pages, and always a 303, which a client follows with a GET: to sign in,
+// after signing in or out, and after a form.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	// Scripts and styles from this handler only: an episode's text can
@@ -139,13 +147,43 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer") // the ask page's URL holds a message
 	hd.Set("Cache-Control", "no-store")
+	if err := cleanpath.Check(r.URL.EscapedPath(), r.URL.EscapedPath() == h.cfg.Base); err != nil {
+		// ServeMux would redirect to the cleaned path, with the same method.
+		h.render(w, r, http.StatusBadRequest, "error", errorView{Title: "Bad request", Message: "No page here: " + err.Error() + "."})
+		return
+	}
+	if h.cfg.Token == "" && !hosts.Allowed(r.Host, h.cfg.Hosts) {
+		h.render(w, r, http.StatusMisdirectedRequest, "error", errorView{Title: "Not this address",
+			Message: "This inspector has no token, so it answers only at the addresses it was started for (127.0.0.1, localhost): a page of another site may have given its own name this machine's address. Open it at http://127.0.0.1 or http://localhost, or give it a token."})
+		return
+	}
+	if r.URL.Path == strings.TrimSuffix(h.cfg.Base, "/") {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.render(w, r, http.StatusNotFound, "error", errorView{Title: "Not found", Message: "The inspector is at " + h.cfg.Base + "."})
+			return
+		}
+		http.Redirect(w, r, h.cfg.Base, http.StatusSeeOther)
+		return
+	}
 	if err := h.cop.Check(r); err != nil {
 		h.render(w, r, http.StatusForbidden, "error", errorView{Title: "Refused", Message: "A form from another site may not change memories here: " + err.Error()})
 		return
 	}
 	open := r.URL.Path == h.cfg.Base+"signin" || strings.HasPrefix(r.URL.Path, h.cfg.Base+"static/")
-	if h.cfg.Token != "" && !open && !h.authorized(r) {
-		if r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, ".jsonl") {
+	if h.cfg.Token != "" && !open {
+		_, tok, bearer := bearerOf(r)
+		switch {
+		case bearer && h.tooMany(w, r):
+			// Refused unread, the right token too: a guess learns nothing.
+			return
+		case bearer && !h.tokenIs(tok):
+			h.failed.fail(clientOf(r), h.clock())
+		case bearer, h.session(r):
+			ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+			defer cancel()
+			h.mux.ServeHTTP(w, r.WithContext(ctx))
+			return
+		case r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, ".jsonl"):
 			http.Redirect(w, r, h.cfg.Base+"signin?next="+queryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
@@ -158,16 +196,40 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// authorized reports whether r carries the token, as a bearer header or as
-// the sign-in cookie. Both sides are hashed or HMACs of equal length, so the
-// comparison takes the same time whatever was sent.
+// bearerOf returns the token of r's Authorization header and whether it
+// has one.
+func bearerOf(r *http.Request) (string, string, bool) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return scheme, tok, ok && strings.EqualFold(scheme, "Bearer")
+}
+
+// authorized reports whether r carries the token, as a bearer header, or a
+// session's cookie (signin.go).
 func (h *Handler) authorized(r *http.Request) bool {
-	if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		got, want := sha256.Sum256([]byte(strings.TrimSpace(tok))), sha256.Sum256([]byte(h.cfg.Token))
-		return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	if _, tok, ok := bearerOf(r); ok {
+		return h.tokenIs(tok)
 	}
+	return h.session(r)
+}
+
+// session reports whether r carries the cookie of a session that has not
+// ended.
+func (h *Handler) session(r *http.Request) bool {
 	c, err := r.Cookie(cookieName)
-	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(h.proof)) == 1
+	return err == nil && h.sessions.valid(c.Value, h.clock())
+}
+
+// static serves the embedded script and style sheet by name: no listing of
+// the folder and no redirect, which http.FileServer makes of some names.
+func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	b, err := staticFS.ReadFile("static/" + name)
+	if err != nil || strings.ContainsAny(name, "/\\") {
+		h.render(w, r, http.StatusNotFound, "error", errorView{Title: "Not found", Message: fmt.Sprintf("The inspector has no file %q.", name)})
+		return
+	}
+	w.Header().Set("Content-Type", mime.TypeByExtension(path.Ext(name)))
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
 }
 
 // statusError is an error shown as a page with its status.
@@ -229,6 +291,7 @@ type layout struct {
 	Base       string
 	Title      string
 	SignedIn   bool // a token is required and this browser holds it: a sign-out button
+	About      bool // the store's file, embedder, analyzer and ceiling are shown: to one who may see the pages
 	Store      string
 	Embedder   string
 	Analyzer   string
@@ -243,10 +306,18 @@ type layout struct {
 // render writes the page name with data inside the layout.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	t := h.pages[name]
-	meta := h.mem.Store.Meta()
-	l := layout{Base: h.cfg.Base, Title: titleOf(name, data), SignedIn: h.cfg.Token != "" && h.authorized(r),
-		Store: h.mem.Store.Path(), Embedder: meta.Embedder.String(), Analyzer: meta.Analyzer,
-		Decision: h.mem.Retriever.Decision(), Ceiling: h.cfg.MaxSensitivity, ReadOnly: h.readOnly(), Page: data}
+	l := layout{Base: h.cfg.Base, Title: titleOf(name, data), Page: data}
+	if h.cfg.Token != "" {
+		l.SignedIn = h.authorized(r)
+		l.About = l.SignedIn
+	} else {
+		l.About = hosts.Allowed(r.Host, h.cfg.Hosts)
+	}
+	if l.About {
+		meta := h.mem.Store.Meta()
+		l.Store, l.Embedder, l.Analyzer = h.mem.Store.Path(), meta.Embedder.String(), meta.Analyzer
+		l.Decision, l.Ceiling, l.ReadOnly = h.mem.Retriever.Decision(), h.cfg.MaxSensitivity, h.readOnly()
+	}
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", l); err != nil {
 		http.Error(w, "inspector: render "+name+": "+err.Error(), http.StatusInternalServerError)

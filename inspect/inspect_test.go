@@ -97,23 +97,42 @@ func TestNothingRuns(t *testing.T) {
 // TestCeiling: an episode above the ceiling appears on no page, in no
 // search, export or retrieval; a ceiling that admits it shows it as such.
 func TestCeiling(t *testing.T) {
-	ask := "/ui/ask?" + url.Values{"user": {haruka}, "text": {"ラーメン屋の店長"}, "recent": {""}, "sens": {"secret"}, "why": {"0"}}.Encode()
 	secretID := func(f *fixture) string { return strconv.FormatInt(f.ids["secret"], 10) }
 	for _, c := range []struct {
 		ceiling episode.Sensitivity
 		shown   bool
-	}{{episode.SensitivityNormal, false}, {episode.SensitivitySecret, true}} {
+		count   int // haruka's memories the ceiling shows
+	}{{episode.SensitivityNormal, false, 5}, {episode.SensitivitySecret, true, 7}} {
 		f := newFixture(t, inspect.Config{MaxSensitivity: c.ceiling})
-		pages := []string{personURL(haruka), personURL(haruka) + "?q=" + url.QueryEscape("店長に告白"), personURL(haruka) + "/export.jsonl",
-			strings.Replace(ask, "why=0", "why="+secretID(f), 1), personURL(haruka) + "/episodes/" + secretID(f)}
-		for _, p := range pages {
-			status, body, _ := f.get(t, p)
+		// The ask page searches as far as the ceiling goes; at normal, the
+		// form's own level is left to the preset (asking for secret there
+		// is refused before any retrieval, which would show nothing either way).
+		ask := url.Values{"user": {haruka}, "text": {"ラーメン屋の店長"}, "recent": {""}, "why": {secretID(f)}}
+		if c.shown {
+			ask.Set("sens", "secret")
+		}
+		detailStatus := map[bool]int{false: 404, true: 200}[c.shown]
+		for _, p := range []struct {
+			path   string
+			status int
+			also   string // what the page shows whatever the ceiling: it is the page, not an error
+		}{
+			{personURL(haruka), 200, "味噌ラーメン"},
+			{personURL(haruka) + "?q=" + url.QueryEscape("店長に告白"), 200, "Search these memories"},
+			{personURL(haruka) + "/export.jsonl", 200, "味噌ラーメン"},
+			{"/ui/ask?" + ask.Encode(), detailStatus, "駅前の新しいラーメン屋"}, // why not the secret: a memory it does not have, at normal
+			{personURL(haruka) + "/episodes/" + secretID(f), detailStatus, ""},
+		} {
+			status, body, _ := f.get(t, p.path)
+			if status != p.status || !strings.Contains(body, p.also) {
+				t.Errorf("ceiling %s: %s: %d, want %d holding %q", c.ceiling, p.path, status, p.status, p.also)
+			}
 			if got := strings.Contains(body, "内緒にするね") || strings.Contains(body, "告白された"); got != c.shown {
-				t.Errorf("ceiling %s: %s (%d) shows the secret: %v, want %v", c.ceiling, p, status, got, c.shown)
+				t.Errorf("ceiling %s: %s (%d) shows the secret: %v, want %v", c.ceiling, p.path, status, got, c.shown)
 			}
 		}
 		_, body, _ := f.get(t, personURL(haruka))
-		if want := "7 memories stored; this inspector shows those up to " + c.ceiling.String(); !strings.Contains(body, want) {
+		if want := fmt.Sprintf("%d memories up to %s", c.count, c.ceiling); !strings.Contains(body, want) {
 			t.Errorf("ceiling %s: the page does not say %q", c.ceiling, want)
 		}
 		if c.shown && !strings.Contains(body, `badge sens-secret`) {
@@ -291,15 +310,18 @@ func TestForget(t *testing.T) {
 	if n, _ := f.mem.Store.Count(ctx, odd); status != http.StatusSeeOther || n != 1 {
 		t.Fatalf("a wrong confirmation: %d, %d memories left", status, n)
 	}
-	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Not forgotten: type the name") {
+	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Not forgotten: type the person&#39;s name") {
 		t.Error("a wrong confirmation is not explained")
 	}
 	status, _, h = f.post(t, path, url.Values{"confirm": {odd}})
 	if n, _ := f.mem.Store.Count(ctx, odd); status != http.StatusSeeOther || n != 0 {
 		t.Fatalf("forget: %d, %d memories left", status, n)
 	}
-	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Forgot "+html.EscapeString(odd)+": 1 memories") {
+	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Forgot the person: 1 memories") {
 		t.Errorf("forget is not reported")
+	}
+	if loc := h.Get("Location"); strings.Contains(loc, "50") || strings.Contains(loc, "off") {
+		t.Errorf("after the forget the URL, which history keeps, holds the name: %s", loc)
 	}
 	if status, _, _ := f.get(t, personURL(odd)); status != 404 {
 		t.Errorf("a forgotten person's page: %d", status)

@@ -28,8 +28,8 @@ func (v peopleView) PageTitle() string { return "People" }
 // their names, those holding the filter's text only.
 func (h *Handler) people(r *http.Request) (view, error) {
 	q := r.URL.Query()
-	v := peopleView{Filter: q.Get("q"), Flash: q.Get("flash")}
-	ps, err := h.mem.Store.PeopleWith(r.Context(), sqlite.PeopleQuery{After: q.Get("after"), Contains: v.Filter, Limit: PageSize + 1})
+	v := peopleView{Filter: q.Get("q"), Flash: flash(q)}
+	ps, err := h.mem.Store.PeopleWith(r.Context(), sqlite.PeopleQuery{After: q.Get("after"), Contains: v.Filter, MaxSensitivity: h.cfg.MaxSensitivity, Limit: PageSize + 1})
 	if err != nil {
 		return view{}, err
 	}
@@ -45,7 +45,7 @@ func (h *Handler) people(r *http.Request) (view, error) {
 type personView struct {
 	User     string
 	Path     string // the person's page
-	Stored   int    // the person's episodes, every level (the partitions' count: no scan)
+	Shown    int    // the person's episodes up to the ceiling
 	Ceiling  episode.Sensitivity
 	Search   string
 	Memories []memory
@@ -112,39 +112,34 @@ func (h *Handler) personPath(user string) string {
 	return b.String()
 }
 
-// user returns the person the path names, who must be stored and hold an
-// episode the ceiling shows... or any episode: a person whose memories are
-// all above the ceiling is listed and shown as such.
-func (h *Handler) user(r *http.Request) (string, error) {
+// user returns the person the path names, who must hold an episode the
+// ceiling shows, and how many: a person whose memories are all above it is
+// as absent.
+func (h *Handler) user(r *http.Request) (string, int, error) {
 	user := r.PathValue("user")
 	if err := episode.CheckStoredUser(user); err != nil {
-		return "", badRequest("The path names no person: %s.", strings.TrimPrefix(err.Error(), "user "))
+		return "", 0, badRequest("The path names no person: %s.", strings.TrimPrefix(err.Error(), "user "))
 	}
-	n, err := h.mem.Store.Count(r.Context(), user)
+	n, err := h.mem.Store.CountUpTo(r.Context(), user, h.cfg.MaxSensitivity)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if n == 0 {
-		return "", notFound("No person named %q is stored here.", user)
+		return "", 0, notFound("No person named %q is stored here.", user)
 	}
-	return user, nil
+	return user, n, nil
 }
 
 // person shows one person's memories newest first, PageSize at a time, or
 // those a search finds.
 func (h *Handler) person(r *http.Request) (view, error) {
-	user, err := h.user(r)
+	user, shown, err := h.user(r)
 	if err != nil {
 		return view{}, err
 	}
 	q := r.URL.Query()
-	v := personView{User: user, Path: h.personPath(user), Search: strings.TrimSpace(q.Get("q")), Flash: q.Get("flash"), ReadOnly: h.readOnly(),
+	v := personView{User: user, Path: h.personPath(user), Shown: shown, Search: strings.TrimSpace(q.Get("q")), Flash: flash(q), ReadOnly: h.readOnly(),
 		Ceiling: h.cfg.MaxSensitivity}
-	// The count is the stored one, of every level: counting those the
-	// ceiling shows reads every episode (80 ms at 100,000).
-	if v.Stored, err = h.mem.Store.Count(r.Context(), user); err != nil {
-		return view{}, err
-	}
 	var eps []episode.Episode
 	if v.Search != "" {
 		eps, err = h.mem.Store.Search(r.Context(), user, v.Search, h.cfg.MaxSensitivity, PageSize)
@@ -185,7 +180,7 @@ func (v detailView) PageTitle() string { return fmt.Sprintf("Memory %d", v.ID) }
 // episode returns the episode the path names, which must be the path's
 // person's and shown by the ceiling.
 func (h *Handler) episode(r *http.Request) (string, episode.Episode, error) {
-	user, err := h.user(r)
+	user, _, err := h.user(r)
 	if err != nil {
 		return "", episode.Episode{}, err
 	}
@@ -231,8 +226,8 @@ func (h *Handler) detail(r *http.Request) (view, error) {
 	}
 	m := h.memoryOf(e)
 	m.User, m.Reply, m.Clipped = e.UserText, e.ReplyText, false
-	return view{name: "detail", data: detailView{memory: m, Person: h.personPath(user), ReadOnly: h.readOnly(), Flash: r.URL.Query().Get("flash"),
-		Ask: h.cfg.Base + "ask?" + url.Values{"user": {user}, "why": {strconv.FormatInt(e.ID, 10)}}.Encode()}}, nil
+	return view{name: "detail", data: detailView{memory: m, Person: h.personPath(user), ReadOnly: h.readOnly(),
+		Ask: h.cfg.Base + "ask?" + url.Values{"user": {user}, "why": {strconv.FormatInt(e.ID, 10)}}.Encode(), Flash: flash(r.URL.Query())}}, nil
 }
 
 // deleteEpisode deletes one memory and goes back to the person's page,
@@ -241,7 +236,7 @@ func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
 	if err := h.refuseReadOnly("nothing is deleted"); err != nil {
 		return view{}, err
 	}
-	user, err := h.user(r)
+	user, _, err := h.user(r)
 	if err != nil {
 		return view{}, err
 	}
@@ -249,11 +244,11 @@ func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	back := h.personPath(user)
+	back := h.personPath(user) + "?" + url.Values{"id": {strconv.FormatInt(id, 10)}}.Encode() + "&done="
 	e, err := h.mem.Store.Get(r.Context(), id)
 	switch {
 	case errors.Is(err, episode.ErrNotFound):
-		return view{redirect: back + "?flash=" + queryEscape(fmt.Sprintf("Memory %d was already gone: nothing was deleted.", id))}, nil
+		return view{redirect: back + doneGone}, nil
 	case err != nil:
 		return view{}, err
 	case !h.shows(user, e):
@@ -263,11 +258,10 @@ func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	msg := fmt.Sprintf("Deleted memory %d, its text erased from the store's file.", id)
 	if len(d.Episodes) == 0 {
-		msg = fmt.Sprintf("Memory %d was already gone: nothing was deleted.", id)
+		return view{redirect: back + doneGone}, nil
 	}
-	return view{redirect: back + "?flash=" + queryEscape(msg)}, nil
+	return view{redirect: back + doneDeleted}, nil
 }
 
 // forget forgets a person, when the form's confirmation is their name.
@@ -275,24 +269,61 @@ func (h *Handler) forget(r *http.Request) (view, error) {
 	if err := h.refuseReadOnly("nobody is forgotten"); err != nil {
 		return view{}, err
 	}
-	user, err := h.user(r)
+	user, _, err := h.user(r)
 	if err != nil {
 		return view{}, err
 	}
-	if got := r.PostFormValue("confirm"); got != user {
-		return view{redirect: h.personPath(user) + "?flash=" + queryEscape(fmt.Sprintf("Not forgotten: type the name %q exactly to confirm (got %q).", user, got))}, nil
+	if r.PostFormValue("confirm") != user {
+		return view{redirect: h.personPath(user) + "?done=" + doneUnconfirmed}, nil
 	}
 	e, err := h.mem.Forget(r.Context(), user)
 	if err != nil {
 		return view{}, err
 	}
-	return view{redirect: h.cfg.Base + "?flash=" + queryEscape(fmt.Sprintf("Forgot %s: %d memories and the name erased.", user, e.Episodes))}, nil
+	// The name stays out of the URL, which the browser's history keeps.
+	return view{redirect: h.cfg.Base + "?" + url.Values{"n": {strconv.Itoa(e.Episodes)}, "done": {doneForgot}}.Encode()}, nil
+}
+
+// What a form did, as the page it leads to says it: the URL carries a code
+// and a number, never text, so that no link can put words in the
+// inspector's mouth.
+const (
+	doneDeleted     = "deleted"
+	doneGone        = "gone"
+	doneForgot      = "forgot"
+	doneUnconfirmed = "unconfirmed"
+)
+
+// flash returns the message of the code q's done names, "" for none or an
+// unknown one.
+func flash(q url.Values) string {
+	num := func(k string) (int64, bool) {
+		n, err := strconv.ParseInt(q.Get(k), 10, 64)
+		return n, err == nil && n >= 0
+	}
+	switch q.Get("done") {
+	case doneDeleted:
+		if id, ok := num("id"); ok {
+			return fmt.Sprintf("Deleted memory %d, its text erased from the store's file.", id)
+		}
+	case doneGone:
+		if id, ok := num("id"); ok {
+			return fmt.Sprintf("Memory %d was already gone: nothing was deleted.", id)
+		}
+	case doneForgot:
+		if n, ok := num("n"); ok {
+			return fmt.Sprintf("Forgot the person: %d memories and the name erased.", n)
+		}
+	case doneUnconfirmed:
+		return "Not forgotten: type the person's name exactly as it is shown to confirm."
+	}
+	return ""
 }
 
 // export writes the person's memories that the ceiling shows as the JSON
 // Lines ingest reads.
 func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
-	user, err := h.user(r)
+	user, _, err := h.user(r)
 	if err != nil {
 		h.page(func(*http.Request) (view, error) { return view{}, err })(w, r)
 		return

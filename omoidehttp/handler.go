@@ -20,6 +20,8 @@ import (
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
+	"github.com/omoide/omoide/internal/cleanpath"
+	"github.com/omoide/omoide/internal/hosts"
 	"github.com/omoide/omoide/internal/strictjson"
 )
 
@@ -269,28 +271,30 @@ func CleanPathsOnly(h http.Handler) http.Handler {
 	})
 }
 
-// checkPath refuses a path that is not in its one form, before any route
-// sees it: an empty segment ("//", a trailing "/") or a dot segment ("." or
-// "..", with a dot written %2e too). ServeMux would answer such a path with
-// a redirect to its cleaned form, which a client follows with the same
-// method: DELETE /v1/users/kenji/episodes/.. became DELETE /v1/users/kenji,
-// a forget. Nothing under the API redirects: the path is a 400 naming it.
-func checkPath(r *http.Request) error {
-	p := r.URL.EscapedPath()
-	if p == "/" || !strings.HasPrefix(p, "/") {
-		return nil // the root, or "*" (OPTIONS): no route, ServeMux answers without a redirect
-	}
-	for i, seg := range strings.Split(p[1:], "/") {
-		switch {
-		case seg == "" && i == 0:
-			return fmt.Errorf("the path %q begins with an empty segment (\"//\"): send each segment once, with nothing empty between slashes", p)
-		case seg == "":
-			return fmt.Errorf("the path %q has an empty segment (\"//\" or a trailing \"/\"): send it without; no endpoint ends with \"/\"", p)
-		case episode.IsDotSegment(seg):
-			return fmt.Errorf("the path %q has the dot segment %q, which clients resolve into another path: it names no endpoint and no episode", p, seg)
+// LocalHostsOnly returns a handler that answers a request whose Host is
+// neither a loopback name or address (localhost, *.localhost, 127.0.0.0/8,
+// ::1) nor one of extra with 421 Misdirected Request, and passes every
+// other to h. For a server without a token: a page of another site that
+// rebinds its name to this machine's address sends its own name as Host,
+// so it can neither read nor change what h serves. omoide serve wraps /mcp
+// in it when it has no token.
+func LocalHostsOnly(h http.Handler, extra []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hosts.Allowed(r.Host, extra) {
+			writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("this server has no token and answers only at its own addresses (127.0.0.1, localhost%s), not %q: a page of another site may have given its own name this machine's address; use one of them, or give the server a token",
+				strings.Join(append([]string{""}, extra...), ", "), r.Host))
+			return
 		}
-	}
-	return nil
+		h.ServeHTTP(w, r)
+	})
+}
+
+// checkPath refuses a path that is not in its one form (cleanpath.Check),
+// before any route sees it: ServeMux would answer it with a redirect to its
+// cleaned form, which a client follows with the same method. Nothing under
+// the API redirects: the path is a 400 naming it.
+func checkPath(r *http.Request) error {
+	return cleanpath.Check(r.URL.EscapedPath(), false)
 }
 
 // checkPathText refuses a path's external id that is not valid UTF-8:

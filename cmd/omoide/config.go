@@ -308,3 +308,41 @@ func ceilingAndZone(maxSens, tz string, pack *memorypack.Options) (episode.Sensi
 	}
 	return ceiling, nil
 }
+
+// tokenFlags are the flags that give a server its bearer token: -token, or
+// better OMOIDE_TOKEN or -token-file, which no other user of the machine
+// sees in ps.
+type tokenFlags struct {
+	token, file *string
+}
+
+// addTokenFlags adds -token and -token-file to fs; what says what the token
+// guards.
+func addTokenFlags(fs *flag.FlagSet, what string) tokenFlags {
+	return tokenFlags{
+		token: fs.String("token", "", what+" (default: env "+envToken+" or -token-file, which ps does not show as it shows a flag)"),
+		file:  fs.String("token-file", "", "read the token from this `file` (its first line; e.g. a container's secret)"),
+	}
+}
+
+// value returns the token: -token, else -token-file's first line, else
+// OMOIDE_TOKEN; "" for none.
+func (t tokenFlags) value() (string, error) {
+	switch {
+	case *t.token != "" && *t.file != "":
+		return "", fmt.Errorf("%w: give -token or -token-file, not both", errUsage)
+	case *t.token != "":
+		return *t.token, nil
+	case *t.file != "":
+		b, err := os.ReadFile(*t.file)
+		if err != nil {
+			return "", fmt.Errorf("-token-file: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		if line = strings.TrimSpace(line); line == "" {
+			return "", fmt.Errorf("-token-file %s: the first line is empty: write the token there", *t.file)
+		}
+		return line, nil
+	}
+	return os.Getenv(envToken), nil
+}

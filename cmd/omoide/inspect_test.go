@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -185,5 +186,34 @@ func TestDemoKeepsStore(t *testing.T) {
 	err = runDemo(context.Background(), []string{"-db", db}, io.Discard, io.Discard)
 	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "someone-else") {
 		t.Errorf("a store holding someone else: %v", err)
+	}
+}
+
+// TestInspectLoopbackOnly: omoide inspect listens on loopback addresses
+// only, refusing every other before it listens (a usage error naming the
+// rule), and never serves one: were the rule gone, the run would be told it
+// listens and stop at once instead of serving until killed.
+func TestInspectLoopbackOnly(t *testing.T) {
+	clearEnv(t)
+	db, _ := inspectDB(t)
+	run := func(addr string) (served bool, err error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = inspectStore(ctx, []string{"-db", db, "-addr", addr}, io.Discard, io.Discard,
+			serveHooks{ready: func(net.Addr) { served = true; cancel() }})
+		return served, err
+	}
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", ":0", "10.1.2.3:0", "192.168.0.10:0", "127.0.0.1.nip.io:0", "localhost.evil.example:0",
+		"[fe80::1]:0", "[::ffff:10.0.0.1]:0", "example.com:0", "127.0.0.1"} {
+		served, err := run(addr)
+		if served || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "loopback only") {
+			t.Errorf("-addr %s: served %v, %v; want a usage error naming the loopback rule", addr, served, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "127.0.0.2:0", "localhost:0", "[::1]:0"} {
+		served, err := run(addr)
+		if !served && !strings.Contains(fmt.Sprint(err), "cannot assign") && !strings.Contains(fmt.Sprint(err), "address not available") {
+			t.Errorf("-addr %s: not served: %v", addr, err)
+		}
 	}
 }

@@ -10,12 +10,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/cmd/internal/cli"
 	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/inspect"
+	"github.com/omoide/omoide/internal/hosts"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/omoidehttp"
 	"github.com/omoide/omoide/omoidemcp"
@@ -59,19 +61,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	if err != nil {
 		return err
 	}
-	api := omoidehttp.NewHandler(mem, c.http)
-	if c.mcp {
-		tools := omoidemcp.NewHandler(mem, omoidemcp.Config{MaxSensitivity: c.http.MaxRequestSensitivity, AllowForgetPerson: c.forgetPerson})
-		api.HandlePerson("/mcp", tools.For)
-	}
-	var h http.Handler = api
-	if c.ui {
-		mux := http.NewServeMux()
-		mux.Handle(inspect.DefaultBase, inspect.New(mem, inspect.Config{Token: c.http.Token, MaxSensitivity: c.http.MaxRequestSensitivity,
-			RequestTimeout: c.http.RequestTimeout}))
-		mux.Handle("/", h)
-		h = mux
-	}
+	h := c.handler(mem, ln.Addr())
 	if err := c.announce(ctx, mem, ln.Addr()); err != nil {
 		ln.Close()
 		mem.Close()
@@ -84,6 +74,54 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 	}
 	c.http.Logger.Info("stopped")
 	return serveErr
+}
+
+// handler is the tree serve serves at addr: the API, the MCP tools at /mcp
+// and the inspector at /ui/. Nothing in it answers with a redirect but the
+// inspector's 303s to its own pages: the inspector is chosen by the path's
+// prefix (beside), and each part refuses an unclean path itself. Without a
+// token, /ui/ and /mcp answer only under the names of this machine's
+// loopback and of addr (a page of another site rebinding its name to it is
+// refused), and beyond loopback /ui/ is read-only.
+func (c *serveConfig) handler(mem *omoide.Memory, addr net.Addr) http.Handler {
+	api := omoidehttp.NewHandler(mem, c.http)
+	known := hosts.Of(addr.String())
+	if c.mcp {
+		tools := omoidemcp.NewHandler(mem, omoidemcp.Config{MaxSensitivity: c.http.MaxRequestSensitivity, AllowForgetPerson: c.forgetPerson})
+		forUser := tools.For
+		if c.http.Token == "" {
+			forUser = func(user string) http.Handler { return omoidehttp.LocalHostsOnly(tools.For(user), known) }
+		}
+		api.HandlePerson("/mcp", forUser)
+	}
+	if !c.ui {
+		return api
+	}
+	ui := inspect.New(mem, inspect.Config{Token: c.http.Token, Hosts: known, MaxSensitivity: c.http.MaxRequestSensitivity,
+		RequestTimeout: c.http.RequestTimeout, ReadOnly: c.uiReadOnly(addr)})
+	return beside(inspect.DefaultBase, ui, api)
+}
+
+// uiReadOnly reports whether the inspector is mounted read-only: when the
+// server listens beyond loopback without a token, where anyone who reaches
+// it could otherwise delete and forget from a browser.
+func (c *serveConfig) uiReadOnly(addr net.Addr) bool {
+	return c.http.Token == "" && !isLoopback(addr)
+}
+
+// beside serves ui at base and every path under it (and base without its
+// final slash), and rest at every other path, by the path's prefix alone: a
+// ServeMux in front of them would answer an unclean path ("//", "..") with
+// a redirect to its cleaned form, which clients follow with the same
+// method, before either could refuse it.
+func beside(base string, ui, rest http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, base) || r.URL.Path == strings.TrimSuffix(base, "/") {
+			ui.ServeHTTP(w, r)
+			return
+		}
+		rest.ServeHTTP(w, r)
+	})
 }
 
 // serveConfig is what serve's flags say.
@@ -104,7 +142,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	sc := addStoreFlags(fs)
 	sc.addRetrieveFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:8765", "the `host:port` to listen on")
-	token := fs.String("token", "", "require \"Authorization: Bearer TOKEN\" (default: env "+envToken+", which is safer: a flag shows in ps)")
+	token := addTokenFlags(fs, "require \"Authorization: Bearer TOKEN\" of every request but /healthz, and sign-in at /ui/")
 	maxBody := cli.ByteSize(omoidehttp.DefaultMaxBody)
 	fs.Var(&maxBody, "max-body", "the request body `limit` (e.g. 4MiB, 512KiB, 1048576)")
 	timeout := fs.Duration("timeout", 30*time.Second, "the time limit of one request")
@@ -119,7 +157,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	upstream := fs.String("upstream", "", "this node's entry in -peers (default: -addr)")
 	mcpOn := fs.Bool("mcp", true, "serve the MCP tools at /mcp (streamable HTTP, the person in the "+omoidehttp.UserHeader+" header; docs/mcp.md), behind the same token")
 	forgetPerson := fs.Bool("allow-forget-person", false, "with -mcp: add the forget_person tool, which erases every memory of the person and their name")
-	ui := fs.Bool("ui", true, "serve the inspector at /ui/ (a browser's view of the people, their memories and why one was injected; docs/inspect.md), behind the same token and -max-request-sensitivity")
+	ui := fs.Bool("ui", true, "serve the inspector at /ui/ (a browser's view of the people, their memories and why one was injected; docs/inspect.md), behind the same token and -max-request-sensitivity; beyond loopback without a token, read-only")
 	setUsage(fs, "omoide serve [flags]", `Serve runs an HTTP JSON API over the store, for backends not written in Go. It listens on
 loopback by default and logs each request (method, route, status, duration, and the person by a
 keyed hash) to stderr; it never logs a name, message text, the token or the API key.
@@ -143,11 +181,14 @@ flight (an accepted write is stored before the process exits), then closes the s
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("%w: -log-level %q: want debug, info, warn or error", errUsage, *logLevel)
 	}
+	tok, err := token.value()
+	if err != nil {
+		return nil, err
+	}
 	c := &serveConfig{sc: sc, addr: *addr, pack: sc.pack(), shutdownTimeout: *shutdownTimeout, ui: *ui, mcp: *mcpOn, forgetPerson: *forgetPerson, http: omoidehttp.Config{
-		Token: cmp.Or(*token, os.Getenv(envToken)), MaxBody: int64(maxBody), RequestTimeout: *timeout, Node: *node,
+		Token: tok, MaxBody: int64(maxBody), RequestTimeout: *timeout, Node: *node,
 		Peers: nodeList(*peers), Upstream: cmp.Or(*upstream, *addr),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}}
-	var err error
 	if c.http.MaxRequestSensitivity, err = ceilingAndZone(*maxReqSens, *tz, &c.pack); err != nil {
 		return nil, err
 	}
@@ -188,6 +229,9 @@ func (c *serveConfig) announce(ctx context.Context, mem *omoide.Memory, addr net
 	logger := c.http.Logger
 	if c.http.Token == "" && !isLoopback(addr) {
 		logger.Warn("listening beyond loopback without a token: anyone who can reach this address can read and erase memories")
+		if c.ui {
+			logger.Warn("the inspector at /ui/ is read-only: give a token (" + envToken + " or -token-file) to delete and forget from it")
+		}
 	}
 	unowned, err := omoidehttp.Unowned(ctx, mem.Store, c.http.Peers, c.http.Upstream)
 	if err != nil {
