@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide"
+	"github.com/omoide/omoide/cmd/internal/localcluster"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/omoidehttp"
 )
@@ -281,5 +284,60 @@ func TestServeUIReadOnlyBeyondLoopback(t *testing.T) {
 	defer mem.Close()
 	if n, _ := mem.Store.Count(context.Background(), "yui"); n != 3 {
 		t.Errorf("yui has %d episodes, want 3", n)
+	}
+}
+
+// TestInstalledServeWithCurl: the findings as a user met them, with the
+// binary a user installs and curl, a client written elsewhere, following
+// redirects with the same method (-L -X DELETE): no path forgets yui, and
+// a rebinding page's Host reads nothing from /ui/.
+func TestInstalledServeWithCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl")
+	}
+	clearEnv(t)
+	bin := buildOmoide(t)
+	db, _ := treeDB(t)
+	addr, err := localcluster.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(bin, "serve", "-db", db, "-addr", addr, "-log-level", "warn")
+	srv.Env = append(os.Environ(), envToken+"=")
+	var log syncBuffer
+	srv.Stdout, srv.Stderr = &log, &log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	if err := localcluster.WaitHTTP(nil, "http://"+addr+"/healthz", time.Minute); err != nil {
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(curl, append([]string{"-s", "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("curl %q: %v", args, err)
+		}
+		return string(out)
+	}
+	base := "http://" + addr
+	for _, p := range []string{"/v1/users/yui/episodes/..", "/v1//users/yui", "/v1/users/yui/", "/v1/users/yui/episodes/%2e%2e", "/v1/users/yui/x/..", "/v1/users/yui"} {
+		if got := run("-L", "-X", "DELETE", "--path-as-is", "-H", "X-Omoide-User: yui", base+p); got != "400 0" {
+			t.Errorf("curl -L -X DELETE --path-as-is %s: %s, want 400 and no redirect", p, got)
+		}
+	}
+	port := addr[strings.LastIndex(addr, ":"):]
+	if got := run("-H", "Host: evil.example"+port, base+"/ui/people/yui/export.jsonl"); got != "421 0" {
+		t.Errorf("the export under another Host: %s, want 421", got)
+	}
+	if got := run("-X", "POST", "-H", "Host: evil.example"+port, "-H", "Origin: http://evil.example"+port, "-H", "Sec-Fetch-Site: same-origin",
+		base+"/ui/people/yui/forget", "-d", "confirm=yui"); got != "421 0" {
+		t.Errorf("a forget under another Host: %s, want 421", got)
+	}
+	out, err := exec.Command(curl, "-s", base+"/v1/users/yui/episodes").Output()
+	if err != nil || strings.Count(string(out), `"user_text"`) != 3 {
+		t.Errorf("yui's episodes after it all: %s %v", out, err)
 	}
 }
