@@ -296,6 +296,15 @@ func TestSignInLimited(t *testing.T) {
 	if status, _, _ := f.post(t, "/ui/signin", url.Values{"token": {"s3cret"}}); status != http.StatusSeeOther {
 		t.Errorf("after the window, the right token: %d", status)
 	}
+	// Wrong bearers count as wrong sign-ins.
+	for i := 0; i < inspect.MaxFailures; i++ {
+		if status, _, _ := f.get(t, personURL(haruka), "Authorization", fmt.Sprintf("Bearer guess%d", i)); status != http.StatusUnauthorized {
+			t.Fatalf("wrong bearer %d: %d", i, status)
+		}
+	}
+	if status, _, _ := f.post(t, "/ui/signin", url.Values{"token": {"s3cret"}}); status != http.StatusTooManyRequests {
+		t.Errorf("after %d wrong bearers, a sign-in: %d, want 429", inspect.MaxFailures, status)
+	}
 }
 
 // TestNothingShownBeforeSignIn: the sign-in and 401 pages say nothing of
