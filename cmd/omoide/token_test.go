@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTokenFile: serve and inspect take the token from -token-file (its
@@ -44,9 +46,14 @@ func TestTokenFile(t *testing.T) {
 			{[]string{"-token-file", empty}, "first line is empty"},
 			{[]string{"-token-file", filepath.Join(dir, "none")}, "no such file"},
 		} {
-			err := run(context.Background(), append([]string{"-db", db, "-addr", "127.0.0.1:0"}, c.args...), io.Discard, io.Discard, serveHooks{})
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
+			// Were the flags taken, the run would be told it listens and stop.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			served := false
+			err := run(ctx, append([]string{"-db", db, "-addr", "127.0.0.1:0"}, c.args...), io.Discard, io.Discard,
+				serveHooks{ready: func(net.Addr) { served = true; cancel() }})
+			cancel()
+			if served || err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: served %v, %v; want an error saying %q", c.args, served, err, c.want)
 			}
 		}
 	}
@@ -56,7 +63,10 @@ func TestTokenFile(t *testing.T) {
 			t.Errorf("%s -help does not say to prefer OMOIDE_TOKEN or -token-file to -token:\n%s", cmd, stderr)
 		}
 	}
-	if err := serve(context.Background(), []string{"-db", db, "-token", "x", "-token-file", file}, io.Discard, io.Discard, serveHooks{}); !errors.Is(err, errUsage) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := serve(ctx, []string{"-db", db, "-addr", "127.0.0.1:0", "-token", "x", "-token-file", file}, io.Discard, io.Discard,
+		serveHooks{ready: func(net.Addr) { cancel() }}); !errors.Is(err, errUsage) {
 		t.Errorf("-token with -token-file is no usage error: %v", err)
 	}
 }
