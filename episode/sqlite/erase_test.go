@@ -54,9 +54,9 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	// Words only each erased text holds, as the analyzer indexes them too.
 	var eps []episode.Episode
 	for i := range 40 { // several FTS5 segments and vector chunks of each person
-		eps = append(eps,
-			ep("zoltanqx", fmt.Sprintf("秘密の合言葉はquixotrel%d 第%d回", i, i), "ヴェルミリオン色の封筒", day),
-			ep("bob", fmt.Sprintf("今日は公園を散歩した%d", i), "いいね", day))
+		z := ep("zoltanqx", fmt.Sprintf("秘密の合言葉はquixotrel%d 第%d回", i, i), "ヴェルミリオン色の封筒", day)
+		z.Sensitivity = episode.Sensitivity(i % 3) // private and secret ones in the index of the sensitive (schema 9)
+		eps = append(eps, z, ep("bob", fmt.Sprintf("今日は公園を散歩した%d", i), "いいね", day))
 	}
 	eps = append(eps, ep("bob", "冷蔵庫のプリンをmarzipanok食べた", "ずるい", day))
 	ids, err := s.Add(ctx, eps)
