@@ -170,25 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	open := r.URL.Path == h.cfg.Base+"signin" || strings.HasPrefix(r.URL.Path, h.cfg.Base+"static/")
-	if h.cfg.Token != "" && !open {
-		_, tok, bearer := bearerOf(r)
-		switch {
-		case bearer && h.tooMany(w, r):
-			// Refused unread, the right token too: a guess learns nothing.
-			return
-		case bearer && !h.tokenIs(tok):
-			h.failed.fail(clientOf(r), h.clock())
-		case bearer, h.session(r):
-			ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
-			defer cancel()
-			h.mux.ServeHTTP(w, r.WithContext(ctx))
-			return
-		case r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, ".jsonl"):
-			http.Redirect(w, r, h.cfg.Base+"signin?next="+queryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-			return
-		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
-		h.render(w, r, http.StatusUnauthorized, "error", errorView{Title: "Sign in", Message: "This inspector needs its token: sign in first."})
+	if h.cfg.Token != "" && !open && !h.admit(w, r) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
@@ -196,17 +178,42 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// bearerOf returns the token of r's Authorization header and whether it
+// admit reports whether r carries the token, as a bearer header or a
+// session's cookie, and answers r itself when it does not: the sign-in page
+// for a browser's GET, else 401; 429 for a bearer from an address that gave
+// too many wrong tokens lately, unread (the right one too: a guess learns
+// nothing), and a wrong bearer counts as one.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) bool {
+	tok, bearer := bearerOf(r)
+	switch {
+	case bearer && h.tooMany(w, r):
+		return false
+	case bearer && h.tokenIs(tok):
+		return true
+	case bearer:
+		h.failed.fail(clientOf(r), h.clock())
+	case h.session(r):
+		return true
+	case r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, ".jsonl"):
+		http.Redirect(w, r, h.cfg.Base+"signin?next="+queryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		return false
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
+	h.render(w, r, http.StatusUnauthorized, "error", errorView{Title: "Sign in", Message: "This inspector needs its token: sign in first."})
+	return false
+}
+
+// bearerOf returns the token of r's Authorization header, and whether it
 // has one.
-func bearerOf(r *http.Request) (string, string, bool) {
+func bearerOf(r *http.Request) (string, bool) {
 	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return scheme, tok, ok && strings.EqualFold(scheme, "Bearer")
+	return tok, ok && strings.EqualFold(scheme, "Bearer")
 }
 
 // authorized reports whether r carries the token, as a bearer header, or a
 // session's cookie (signin.go).
 func (h *Handler) authorized(r *http.Request) bool {
-	if _, tok, ok := bearerOf(r); ok {
+	if tok, ok := bearerOf(r); ok {
 		return h.tokenIs(tok)
 	}
 	return h.session(r)
