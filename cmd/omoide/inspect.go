@@ -78,8 +78,8 @@ opened read-only unless -write. "omoide serve" serves the same pages at /ui/ (do
 	return serveErr
 }
 
-// loopbackAddr reports whether addr (host:port) names a loopback address
-// to listen on: localhost, or an IP address of 127.0.0.0/8 or ::1.
+// loopbackAddr reports whether addr (host:port, to listen on or bound)
+// names loopback: localhost, or an IP address of 127.0.0.0/8 or ::1.
 func loopbackAddr(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -106,7 +106,7 @@ func (c *serveConfig) handler(mem *omoide.Memory, addr net.Addr) http.Handler {
 // server listens beyond loopback without a token, where anyone who reaches
 // it could otherwise delete and forget from a browser.
 func (c *serveConfig) uiReadOnly(addr net.Addr) bool {
-	return c.http.Token == "" && !isLoopback(addr)
+	return c.http.Token == "" && !loopbackAddr(addr.String())
 }
 
 // beside serves ui at base and every path under it (and base without its
@@ -227,7 +227,7 @@ func (c *serveConfig) open(ctx context.Context) (*omoide.Memory, net.Listener, e
 // another node owns.
 func (c *serveConfig) announce(ctx context.Context, mem *omoide.Memory, addr net.Addr) error {
 	logger := c.http.Logger
-	if c.http.Token == "" && !isLoopback(addr) {
+	if c.http.Token == "" && !loopbackAddr(addr.String()) {
 		logger.Warn("listening beyond loopback without a token: anyone who can reach this address can read and erase memories")
 		if c.ui {
 			logger.Warn("the inspector at /ui/ is read-only: give a token (" + envToken + " or -token-file) to delete and forget from it")
@@ -244,9 +244,4 @@ func (c *serveConfig) announce(ctx context.Context, mem *omoide.Memory, addr net
 		logger.Warn("this node holds people another node owns: their retrievals and writes go to the owner, which does not hold them; move them there (omoide move -proxy, docs/scale-out.md)", "people", unowned)
 	}
 	return nil
-}
-
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
 }
