@@ -138,7 +138,7 @@ func TestEveryAnswerIsUncached(t *testing.T) {
 // the token decides.
 func TestHosts(t *testing.T) {
 	f := newFixture(t, inspect.Config{Hosts: []string{"omoide.lan"}})
-	port := f.srv.Listener.Addr().(interface{ String() string }).String()
+	port := f.srv.Listener.Addr().String()
 	port = port[strings.LastIndex(port, ":"):]
 	id := strconv.FormatInt(f.ids["ramen"], 10)
 	for _, host := range []string{"evil.example" + port, "127.0.0.1.evil.example" + port, "localhost.evil.example" + port, "10.1.2.3" + port} {

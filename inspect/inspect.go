@@ -7,7 +7,11 @@
 // toolchain is needed beyond go build.
 //
 //	mem, _ := omoide.Open(ctx, omoide.Config{Path: "memory.db"})
-//	mux.Handle("/ui/", inspect.New(mem, inspect.Config{}))
+//	ui := inspect.New(mem, inspect.Config{})
+//	http.ListenAndServe("127.0.0.1:8765", ui.Beside(api)) // /ui/ to ui, the rest to api
+//
+// Beside, not a ServeMux: a ServeMux answers an unclean path with a redirect
+// that clients follow with the same method.
 package inspect
 
 import (
@@ -201,6 +205,23 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="omoide"`)
 	h.render(w, r, http.StatusUnauthorized, "error", errorView{Title: "Sign in", Message: "This inspector needs its token: sign in first."})
 	return false
+}
+
+// Beside returns a handler that serves the inspector at its Base, every
+// path under it and Base without its final slash, and rest at every other
+// path, choosing by the path's prefix alone. A ServeMux holding both would
+// answer an unclean path ("//", "..") with a redirect to its cleaned form,
+// which clients follow with the same method, before either could refuse
+// it; each refuses one itself (rest as omoidehttp.Handler does).
+func (h *Handler) Beside(rest http.Handler) http.Handler {
+	base := h.cfg.Base
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, base) || r.URL.Path == strings.TrimSuffix(base, "/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rest.ServeHTTP(w, r)
+	})
 }
 
 // bearerOf returns the token of r's Authorization header, and whether it

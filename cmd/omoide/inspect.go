@@ -71,7 +71,7 @@ opened read-only unless -write. "omoide serve" serves the same pages at /ui/ (do
 		mode = "deletes and forgets allowed"
 	}
 	fmt.Fprintf(stdout, "omoide inspect: http://%s%s (%s, %s; Ctrl-C stops)\n", ln.Addr(), inspect.DefaultBase, sc.db, mode)
-	serveErr := omoidehttp.Serve(ctx, ln, beside(inspect.DefaultBase, ui, root), omoidehttp.ServeOptions{Server: hooks.apply(ln.Addr())})
+	serveErr := omoidehttp.Serve(ctx, ln, ui.Beside(root), omoidehttp.ServeOptions{Server: hooks.apply(ln.Addr())})
 	if err := mem.Close(); err != nil {
 		serveErr = errors.Join(serveErr, fmt.Errorf("close the store: %w", err))
 	}

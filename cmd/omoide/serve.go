@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/omoide/omoide"
@@ -79,7 +78,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, hooks s
 // handler is the tree serve serves at addr: the API, the MCP tools at /mcp
 // and the inspector at /ui/. Nothing in it answers with a redirect but the
 // inspector's 303s to its own pages: the inspector is chosen by the path's
-// prefix (beside), and each part refuses an unclean path itself. Without a
+// prefix (inspect.Handler.Beside), and each part refuses an unclean path itself. Without a
 // token, /ui/ and /mcp answer only under the names of this machine's
 // loopback and of addr (a page of another site rebinding its name to it is
 // refused), and beyond loopback /ui/ is read-only.
@@ -99,7 +98,7 @@ func (c *serveConfig) handler(mem *omoide.Memory, addr net.Addr) http.Handler {
 	}
 	ui := inspect.New(mem, inspect.Config{Token: c.http.Token, Hosts: known, MaxSensitivity: c.http.MaxRequestSensitivity,
 		RequestTimeout: c.http.RequestTimeout, ReadOnly: c.uiReadOnly(addr)})
-	return beside(inspect.DefaultBase, ui, api)
+	return ui.Beside(api)
 }
 
 // uiReadOnly reports whether the inspector is mounted read-only: when the
@@ -107,21 +106,6 @@ func (c *serveConfig) handler(mem *omoide.Memory, addr net.Addr) http.Handler {
 // it could otherwise delete and forget from a browser.
 func (c *serveConfig) uiReadOnly(addr net.Addr) bool {
 	return c.http.Token == "" && !loopbackAddr(addr.String())
-}
-
-// beside serves ui at base and every path under it (and base without its
-// final slash), and rest at every other path, by the path's prefix alone: a
-// ServeMux in front of them would answer an unclean path ("//", "..") with
-// a redirect to its cleaned form, which clients follow with the same
-// method, before either could refuse it.
-func beside(base string, ui, rest http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, base) || r.URL.Path == strings.TrimSuffix(base, "/") {
-			ui.ServeHTTP(w, r)
-			return
-		}
-		rest.ServeHTTP(w, r)
-	})
 }
 
 // serveConfig is what serve's flags say.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,9 +235,6 @@ func TestServeHostsWithoutToken(t *testing.T) {
 		t.Errorf("with a token, /mcp under another name: %v %v", res, err)
 	} else {
 		res.Body.Close()
-	}
-	if _, err := url.Parse(base); err != nil {
-		t.Fatal(err)
 	}
 }
 
