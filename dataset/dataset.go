@@ -43,7 +43,11 @@ type Query struct {
 	Context  []Message `json:"context"`
 	Now      time.Time `json:"now"`
 	Relevant []string  `json:"relevant"`
-	Category string    `json:"category"`
+	// Acceptable are episodes that may be injected beside the relevant
+	// ones (or, when none is relevant, instead of nothing) without a
+	// person minding; not needed, so no recall counts them.
+	Acceptable []string `json:"acceptable,omitempty"`
+	Category   string   `json:"category"`
 	// Ordinal is the query's 1-based position among its suite's queries
 	// (set by LoadSuite): query ids need not be unique (sui-ja-dev gives a
 	// context's every written reply the same id).
@@ -129,7 +133,26 @@ type Suite struct {
 	// line holds: a store keeps one episode per (user, external id), the
 	// first, and refuses another content under it (episode.ErrConflict).
 	Duplicates int
+	// Judged are the people of the suite's judged half, from its
+	// suite.json: a fit reads only the others' queries, and figures of
+	// the judged half are figures of people the fit never saw. Empty: the
+	// suite names no halves.
+	Judged []string
 }
+
+// SuiteFile is the name of a suite's optional description, beside its
+// episodes and queries: its name and its judged half.
+const SuiteFile = "suite.json"
+
+// suiteFile is the JSON of SuiteFile.
+type suiteFile struct {
+	Name   string   `json:"name"`   // the suite's name; default the folder's
+	Judged []string `json:"judged"` // the people of the judged half
+}
+
+// InJudged reports whether q is in the suite's judged half (false when the
+// suite names no halves).
+func (s *Suite) InJudged(q Query) bool { return slices.Contains(s.Judged, q.User) }
 
 // LoadSuite reads the suite in dir.
 func LoadSuite(dir string) (*Suite, error) {
@@ -152,13 +175,34 @@ func LoadSuite(dir string) (*Suite, error) {
 		seen[k] = true
 		return false
 	})
+	if b, err := os.ReadFile(dir + "/" + SuiteFile); err == nil {
+		var f suiteFile
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			return nil, fmt.Errorf("dataset: %s/%s: %w", dir, SuiteFile, err)
+		}
+		if f.Name != "" {
+			s.Name = f.Name
+		}
+		s.Judged = f.Judged
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
 	qpath := dir + "/queries.jsonl"
 	if _, err := os.Stat(qpath); err == nil {
 		if s.Queries, err = ReadFile[Query](qpath); err != nil {
 			return nil, fmt.Errorf("dataset: %w", err)
 		}
+		people := map[string]bool{}
 		for i := range s.Queries {
 			s.Queries[i].Ordinal = i + 1
+			people[s.Queries[i].User] = true
+		}
+		for _, p := range s.Judged {
+			if !people[p] {
+				return nil, fmt.Errorf("dataset: %s/%s: judged person %q has no query", dir, SuiteFile, p)
+			}
 		}
 	}
 	return s, nil

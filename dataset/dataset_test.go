@@ -54,3 +54,50 @@ func TestReadNamesTheBadLine(t *testing.T) {
 		t.Fatalf("err = %v, want one naming line 2", err)
 	}
 }
+
+func TestSuiteFile(t *testing.T) {
+	write := func(dir, suite string) {
+		os.WriteFile(filepath.Join(dir, "episodes.jsonl"), []byte(`{"id": "a:1", "user": "a", "user_text": "x", "reply_text": "", "occurred_at": "2025-06-01T12:00:00+09:00"}`+"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(
+			`{"id": "qa", "user": "a", "text": "t", "now": "2025-07-01T00:00:00Z", "relevant": [], "acceptable": ["a:1"], "category": "smalltalk"}`+"\n"+
+				`{"id": "qb", "user": "b", "text": "t", "now": "2025-07-01T00:00:00Z", "relevant": [], "category": "greeting"}`+"\n"), 0o644)
+		if suite != "" {
+			os.WriteFile(filepath.Join(dir, SuiteFile), []byte(suite), 0o644)
+		}
+	}
+	for _, tc := range []struct {
+		name, suite, wantName, wantErr string
+		judgedA, judgedB               bool
+	}{
+		{name: "none", wantName: ""},
+		{name: "halves", suite: `{"name": "chat-ja", "judged": ["b"]}`, wantName: "chat-ja", judgedB: true},
+		{name: "unknown person", suite: `{"judged": ["c"]}`, wantErr: `judged person "c" has no query`},
+		{name: "unknown field", suite: `{"judge": ["b"]}`, wantErr: `unknown field "judge"`},
+		{name: "not JSON", suite: `judged: b`, wantErr: SuiteFile},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(dir, tc.suite)
+			s, err := LoadSuite(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.wantName
+			if want == "" {
+				want = filepath.Base(dir)
+			}
+			if s.Name != want || s.InJudged(s.Queries[0]) != tc.judgedA || s.InJudged(s.Queries[1]) != tc.judgedB {
+				t.Fatalf("name %q, judged a %v b %v; want %q, %v, %v", s.Name, s.InJudged(s.Queries[0]), s.InJudged(s.Queries[1]), want, tc.judgedA, tc.judgedB)
+			}
+			if got := s.Queries[0].Acceptable; len(got) != 1 || got[0] != "a:1" {
+				t.Fatalf("acceptable = %q", got)
+			}
+		})
+	}
+}
