@@ -43,6 +43,7 @@ type suiteFlags struct {
 	haystack                    string
 	relevance                   string
 	meaning                     string
+	half                        string
 }
 
 // withMeaning gives the configurations whose analyzer the vectors of
@@ -104,6 +105,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.haystack, "haystack", defaultHaystack, "episodes file of -distractors (JSON Lines, .gz ok)")
 	fs.StringVar(&f.meaning, "meaning", "", "a word vectors `file` (omoide learn) that measures each candidate's meaning (retriever.Options.Meaning) in the configurations of its analyzer; weigh it with -variant 'name:Rank.Weights.Meaning=0.3'")
 	fs.StringVar(&f.relevance, "relevance", "", "a relevance model `file` (bench train -o) that decides instead of the preset's embedded one, where the preset has a model")
+	fs.StringVar(&f.half, "half", "", "eval: of a suite whose suite.json names a judged half, only the queries of the judged people (judged) or of the others (fit); empty: all")
 	fs.Var(&f.variants, "variant", "name:Field=value,... — run every configuration again with these retriever.Options fields set (repeatable; e.g. lex0:Rerank.WeightLex=0; \"base:\" is the preset as it is)")
 	f.emb.register(fs)
 }
@@ -156,6 +158,23 @@ func loadSuite(dir string, limit int, seed uint64, log io.Writer) (*dataset.Suit
 	}
 	s.Queries = subsample(s.Queries, limit, seed)
 	return s, nil
+}
+
+// keepHalf keeps the queries of the judged people of s (half "judged") or
+// of the others ("fit"), when s names a judged half; all for "".
+func keepHalf(s *dataset.Suite, half string) error {
+	switch half {
+	case "":
+		return nil
+	case "fit", "judged":
+	default:
+		return fmt.Errorf("%w: -half %q: want judged or fit", errUsage, half)
+	}
+	if len(s.Judged) == 0 {
+		return nil
+	}
+	s.Queries = slices.DeleteFunc(s.Queries, func(q dataset.Query) bool { return s.InJudged(q) != (half == "judged") })
+	return nil
 }
 
 // subsample returns limit items of xs chosen by a seeded permutation, in their
@@ -437,6 +456,12 @@ func outcomeOf(q dataset.Query, res retriever.Result, section string) outcome {
 	for _, id := range q.Relevant {
 		o.relevant[id] = true
 	}
+	if len(q.Acceptable) > 0 {
+		o.acceptable = make(map[string]bool, len(q.Acceptable))
+		for _, id := range q.Acceptable {
+			o.acceptable[id] = true
+		}
+	}
 	o.ranked = make([]string, len(res.Candidates))
 	for i, c := range res.Candidates {
 		id := c.Episode.ExternalID
@@ -527,7 +552,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func parseEval(args []string, stderr io.Writer) (*evaluation, error) {
 	fs := newFlagSet("eval", stderr)
 	e := &evaluation{tab: &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10",
-		"inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "p50 ms"}, left: 3}}
+		"inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "agree", "p50 ms"}, left: 3}}
 	e.f.register(fs)
 	if err := parse(fs, args); err != nil {
 		return nil, err
@@ -564,6 +589,9 @@ func (e *evaluation) suite(ctx context.Context, dir string, stderr io.Writer) er
 	start := time.Now()
 	s, err := loadSuite(dir, e.f.limit, e.f.seed, stderr)
 	if err != nil {
+		return err
+	}
+	if err := keepHalf(s, e.f.half); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(e.cfgs))
@@ -664,7 +692,7 @@ func evalRow(suite, cat, label string, q quality) []string {
 	} else {
 		row = append(row, "-", "-")
 	}
-	return append(row, fmt.Sprintf("%.2f", q.MeanInjected), fmt.Sprintf("%.2f", q.QueryP50))
+	return append(row, fmt.Sprintf("%.2f", q.MeanInjected), f3(q.Agreement), fmt.Sprintf("%.2f", q.QueryP50))
 }
 
 // report prints the table and the summary line, closes the -ranks file and

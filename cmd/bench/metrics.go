@@ -80,10 +80,13 @@ func anyIn(ranked []string, relevant map[string]bool, k int) bool {
 // outcome is what one query's retrieval produced, for the aggregates.
 type outcome struct {
 	relevant map[string]bool
-	ranked   []string // external ids of the reranked candidates, best first
-	picked   []string // external ids of the selected hits
-	inject   bool     // memorypack.ShouldInject of the hits
-	parts    []parts  // score parts of the first candidates, for -ranks
+	// acceptable may be injected without a person minding (dataset.Query
+	// Acceptable): neither a hit nor a false inject of agreement.
+	acceptable map[string]bool
+	ranked     []string // external ids of the reranked candidates, best first
+	picked     []string // external ids of the selected hits
+	inject     bool     // memorypack.ShouldInject of the hits
+	parts      []parts  // score parts of the first candidates, for -ranks
 }
 
 // injected returns the external ids of the episodes the companion receives:
@@ -93,6 +96,22 @@ func (o outcome) injected() []string {
 		return o.picked
 	}
 	return nil
+}
+
+// agrees reports whether a person would agree with what the companion
+// receives: nothing outside the relevant and acceptable episodes, and, when
+// an episode is relevant, at least one of them.
+func (o outcome) agrees() bool {
+	hit := false
+	for _, id := range o.injected() {
+		switch {
+		case o.relevant[id]:
+			hit = true
+		case !o.acceptable[id]:
+			return false
+		}
+	}
+	return hit || len(o.relevant) == 0
 }
 
 // parts are one candidate's score parts, for -ranks.
@@ -134,6 +153,7 @@ type quality struct {
 	DeliveredRecall   float64 `json:"delivered_recall"`      // mean |relevant ∩ injected| / |relevant|: 0 for a query not injected
 	EvidencePrecision float64 `json:"evidence_precision"`    // Σ|relevant ∩ injected| / Σ|injected|: the injected that are relevant
 	MeanInjected      float64 `json:"mean_injected"`         // injected episodes per query, the N0 queries included
+	Agreement         float64 `json:"agreement"`             // queries whose injected episodes a person would agree with (outcome.agrees), of all
 	Queries           int     `json:"queries"`               // N + N0
 	QueryP50          float64 `json:"query_p50_ms,omitzero"` // retrieval time
 }
@@ -143,9 +163,13 @@ func aggregate(outs []outcome) quality {
 	var q quality
 	var inj, injTop5, injHit, falseInj int
 	var delivered, injectedN, injectedAll int // episodes: relevant and injected; injected, on the N queries; injected, on all
+	agree := 0
 	for _, o := range outs {
 		injected := o.injected()
 		injectedAll += len(injected)
+		if o.agrees() {
+			agree++
+		}
 		if len(o.relevant) == 0 {
 			q.N0++
 			if o.inject {
@@ -187,6 +211,7 @@ func aggregate(outs []outcome) quality {
 	q.FalseInject = rate(falseInj, q.N0)
 	q.EvidencePrecision = rate(delivered, injectedN)
 	q.MeanInjected = rate(injectedAll, q.Queries)
+	q.Agreement = rate(agree, q.Queries)
 	return q
 }
 

@@ -232,3 +232,54 @@ func TestParseRange(t *testing.T) {
 		t.Fatal("two weights parsed")
 	}
 }
+
+// TestAgreement checks a person's agreement with what is injected: an
+// expected episode and nothing outside the expected and acceptable ones, or
+// nothing where nothing is expected.
+func TestAgreement(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		o      outcome
+		agrees bool
+	}{
+		{"relevant injected", outcome{relevant: set("r"), picked: []string{"r"}, inject: true}, true},
+		{"relevant and acceptable", outcome{relevant: set("r"), acceptable: set("a"), picked: []string{"a", "r"}, inject: true}, true},
+		{"relevant and a stranger", outcome{relevant: set("r"), acceptable: set("a"), picked: []string{"r", "x"}, inject: true}, false},
+		{"only acceptable where one is expected", outcome{relevant: set("r"), acceptable: set("a"), picked: []string{"a"}, inject: true}, false},
+		{"silent where one is expected", outcome{relevant: set("r"), picked: []string{"r"}}, false},
+		{"silent where none is", outcome{relevant: set(), picked: []string{"x"}}, true},
+		{"a stranger where none is", outcome{relevant: set(), picked: []string{"x"}, inject: true}, false},
+		{"acceptable where none is", outcome{relevant: set(), acceptable: set("a"), picked: []string{"a"}, inject: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.o.agrees(); got != c.agrees {
+				t.Errorf("agrees = %v, want %v", got, c.agrees)
+			}
+		})
+	}
+	both := []outcome{{relevant: set("r"), picked: []string{"r"}, inject: true}, {relevant: set(), picked: []string{"x"}, inject: true}}
+	if q := aggregate(both); !near(q.Agreement, 0.5) {
+		t.Errorf("agreement of one agreeing and one not = %v, want .5", q.Agreement)
+	}
+}
+
+func TestSuiteWeight(t *testing.T) {
+	for _, tt := range []struct {
+		list, suite string
+		want        int
+		bad         bool
+	}{
+		{"", "chat-ja", 1, false},
+		{"chat-*=8", "chat-ja", 8, false},
+		{"chat-*=8", "jsquad-ja-dev", 1, false},
+		{"chat-ja=3,chat-*=8", "chat-ja", 3, false},
+		{"chat-ja=3, chat-*=8", "chat-zh", 8, false},
+		{"chat-*=0", "chat-ja", 0, true},
+		{"chat-*", "chat-ja", 0, true},
+	} {
+		got, err := suiteWeight(tt.list, tt.suite)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("suiteWeight(%q, %q) = %d, %v; want %d (error: %v)", tt.list, tt.suite, got, err, tt.want, tt.bad)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,10 @@ type trainQuery struct {
 	unknown         []string // the message's names the memory never held (rerank.Gate)
 	xs              [][]float64
 	ys              []float64
+	weight          int // how many times each row counts in a fit (-weight; 0 counts as 1)
+	// acceptable[j]: candidate j is neither relevant nor wrong
+	// (dataset.Query Acceptable): no row of the fit, no false inject.
+	acceptable []bool
 }
 
 // heldBack reports whether a query is in the held-back half: by its person
@@ -56,6 +61,7 @@ const minPeople = 8
 type trainFlags struct {
 	f                                     suiteFlags
 	out, skip, thresholds, plotPath, rows string
+	weights                               string
 	top, trees, depth, maxPicks           int
 	level                                 float64
 	lexical, semantic, leaveOut, para     bool
@@ -77,6 +83,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&t.semantic, "semantic", false, "fit the semantic-embedder model: where the cosine stands among the candidates, not its scale (cos_rank, cos_z), for a semantic store whose embedder no model was fitted for (rerank.DefaultSemanticModel); fit it with a semantic -embedder")
 	fs.BoolVar(&t.para, "paraphrase", false, "also fit on paraphrase labels made now from -haystack (bench paraphrase, default options): questions in other words, siblings, unrelated topics; the way to calibrate for a semantic embedder with no labels of your own")
 	fs.BoolVar(&t.leaveOut, "leave-out", true, "also judge each suite by a model fitted on all the other suites (leave-one-suite-out): how the decision transfers to data it has not seen")
+	fs.StringVar(&t.weights, "weight", "", "suites whose rows count more in the fit: `name=k,...` (a name ending in * is a prefix: chat-*=8), so that a small suite of the labels that matter is not drowned by the large ones")
 	fs.StringVar(&t.rows, "rows", "", "also write every candidate row (suite, category, query, held back, |relevant|, label, features) as TSV to this `file`")
 }
 
@@ -209,22 +216,57 @@ func (t *training) suiteQueries(ctx context.Context, dir string, stderr io.Write
 	}
 	byPerson := len(people) >= minPeople
 	split := "query"
-	if byPerson {
+	switch {
+	case len(s.Judged) > 0:
+		split = "the judged people of " + dataset.SuiteFile
+	case byPerson:
 		split = "person"
 	}
-	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s)\n", s.Name, len(s.Episodes), len(s.Queries), len(people), split)
+	w, err := suiteWeight(t.weights, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d people (split by %s), rows weigh %d\n", s.Name, len(s.Episodes), len(s.Queries), len(people), split, w)
 	return retrieveEach(ctx, s, t.cfg, &t.f, t.emb, nil, stderr, func(_ *sqlite.Store, i int, res retriever.Result) (trainQuery, error) {
-		return t.query(s.Name, s.Queries[i], byPerson, res), nil
+		tq := t.query(s.Name, s.Queries[i], byPerson, res)
+		tq.weight = w
+		if len(s.Judged) > 0 {
+			tq.held = s.InJudged(s.Queries[i])
+		}
+		return tq, nil
 	})
+}
+
+// suiteWeight returns how many times the rows of suite count in a fit, by
+// the -weight list ("name=k,prefix*=k"; the first that names it): 1 when
+// none does.
+func suiteWeight(list, suite string) (int, error) {
+	for _, item := range strings.Split(list, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		name, k, ok := strings.Cut(item, "=")
+		n, err := strconv.Atoi(k)
+		if !ok || err != nil || n < 1 {
+			return 0, fmt.Errorf("%w: -weight %q: want name=k with k a whole number ≥ 1", errUsage, item)
+		}
+		if name == suite || strings.HasSuffix(name, "*") && strings.HasPrefix(suite, strings.TrimSuffix(name, "*")) {
+			return n, nil
+		}
+	}
+	return 1, nil
 }
 
 // query turns a live retrieval of q into rows: the features of its first
 // -top candidates (without the vector score with -lexical), each labelled
 // by whether it is relevant.
 func (t *training) query(suite string, q dataset.Query, byPerson bool, res retriever.Result) trainQuery {
-	rel := map[string]bool{}
+	rel, acc := map[string]bool{}, map[string]bool{}
 	for _, id := range q.Relevant {
 		rel[id] = true
+	}
+	for _, id := range q.Acceptable {
+		acc[id] = true
 	}
 	tq := trainQuery{suite: suite, category: q.Category, held: heldBack(suite, q, byPerson), relevant: len(rel)}
 	tq.ranked = res.Ranked[:min(len(res.Ranked), t.top)]
@@ -243,6 +285,7 @@ func (t *training) query(suite string, q dataset.Query, byPerson bool, res retri
 			y = 1
 		}
 		tq.ys = append(tq.ys, y)
+		tq.acceptable = append(tq.acceptable, acc[res.Candidates[j].Episode.ExternalID])
 	}
 	return tq
 }
@@ -361,8 +404,16 @@ func (t *training) writeFigures() error {
 // trainRows are the candidate rows of the queries include admits.
 func trainRows(qs []trainQuery, include func(trainQuery) bool) (xs [][]float64, ys []float64) {
 	for _, q := range qs {
-		if include(q) {
-			xs, ys = append(xs, q.xs...), append(ys, q.ys...)
+		if !include(q) {
+			continue
+		}
+		for j, x := range q.xs {
+			if j < len(q.acceptable) && q.acceptable[j] {
+				continue
+			}
+			for range max(1, q.weight) {
+				xs, ys = append(xs, x), append(ys, q.ys[j])
+			}
 		}
 	}
 	return xs, ys
@@ -404,10 +455,13 @@ func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool
 			if !include(q) {
 				continue
 			}
-			o := outcome{relevant: map[string]bool{}, inject: true}
+			o := outcome{relevant: map[string]bool{}, acceptable: map[string]bool{}, inject: true}
 			for j, y := range q.ys {
 				if y == 1 {
 					o.relevant[fmt.Sprint(j)] = true
+				}
+				if j < len(q.acceptable) && q.acceptable[j] {
+					o.acceptable[fmt.Sprint(j)] = true
 				}
 			}
 			for k := len(o.relevant); k < q.relevant; k++ { // relevant episodes not among the candidates
@@ -440,14 +494,14 @@ func decisions(qs []trainQuery, probs [][]float64, include func(trainQuery) bool
 // decisionTable tabulates cells; eces, when not nil, adds each suite's
 // expected calibration error to its rows.
 func decisionTable(cells []decisionCell, eces map[string]float64) *table {
-	header := []string{"suite", "category", "threshold", "n", "n0", "deliv-R", "ev-prec", "inj/q", "false-inj"}
+	header := []string{"suite", "category", "threshold", "n", "n0", "deliv-R", "ev-prec", "inj/q", "false-inj", "agree"}
 	if eces != nil {
 		header = append(header, "ECE")
 	}
 	t := &table{header: header, left: 2}
 	for _, c := range cells {
 		g := c.Quality
-		row := []string{c.Suite, c.Category, fmt.Sprintf("%.2f", c.Threshold), fmt.Sprint(g.N), fmt.Sprint(g.N0), "-", "-", fmt.Sprintf("%.2f", g.MeanInjected), "-"}
+		row := []string{c.Suite, c.Category, fmt.Sprintf("%.2f", c.Threshold), fmt.Sprint(g.N), fmt.Sprint(g.N0), "-", "-", fmt.Sprintf("%.2f", g.MeanInjected), "-", f3(g.Agreement)}
 		if g.N > 0 {
 			row[5], row[6] = f3(g.DeliveredRecall), f3(g.EvidencePrecision)
 		}
