@@ -5,7 +5,7 @@ GOFLAGS  := -tags=$(TAGS)
 EVAL     ?= ../shared/eval
 BIN      := bin
 
-.PHONY: all build test demo bench eval race fuzz vet clean tools thesaurus browser screenshots
+.PHONY: all build test demo bench eval race fuzz vet clean tools thesaurus forms browser screenshots
 
 # The cluster test's proxy and replicator (docs/scale-out.md), built with the
 # project's Go into .tools/bin, once.
@@ -117,6 +117,17 @@ thesaurus:
 		else echo "thesaurus: install edict and wordnet-base (apt-get, as root)"; exit 1; fi; \
 	fi
 	$(GO) run $(GOFLAGS) ./cmd/thesaurusgen -o thesaurus/thesaurus.txt.gz
+
+# Generate tokenize/english-forms.txt, the English irregular forms of
+# Lexicon.Forms, again from WordNet 3.0's exception lists (Debian's
+# wordnet-base, installed when missing and run as root); not part of make
+# test, whose tests read the embedded table.
+forms:
+	@if [ ! -f /usr/share/wordnet/verb.exc ] || [ ! -f /usr/share/wordnet/index.verb ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y wordnet-base; \
+		else echo "forms: install wordnet-base (apt-get, as root)"; exit 1; fi; \
+	fi
+	$(GO) run $(GOFLAGS) ./cmd/formsgen -o tokenize/english-forms.txt
 
 clean:
 	rm -rf $(BIN)

@@ -43,7 +43,9 @@ type cjkAnalyzer struct {
 //     에서; a one-character run is that character), Chinese runs their
 //     characters too (一 个 人), other runs one word each, English stemmed;
 //   - filter: nothing more is dropped from an index; a query's Chinese and
-//     Korean bigrams that only ask (什么, 哪里, 언제, 어디) are left out of Terms.
+//     Korean bigrams that only ask (什么, 哪里, 언제, 어디) and the terms that
+//     are no words (the m of I'm: isFragment, blankContractions) are left
+//     out of Terms.
 //
 // Bigrams suit both languages without a dictionary: Chinese is written
 // without spaces and its words are mostly two characters, many one (猫, 去:
@@ -104,8 +106,9 @@ func (a cjkAnalyzer) Index(text string) string {
 }
 
 // Terms returns the terms of text without repeats, in order of first
-// appearance, without the interrogatives and stop words (see
-// KagomeSnowball's Terms and isQuestionBigram).
+// appearance, without the interrogatives, stop words and fragments (see
+// KagomeSnowball's Terms and isQuestionBigram); in Chinese and Korean text,
+// an English word is left out only when it is a fragment (isFragment).
 func (a cjkAnalyzer) Terms(text string) []string {
 	var c collector
 	language := a.analyze(text, &c, true)
@@ -115,7 +118,7 @@ func (a cjkAnalyzer) Terms(text string) []string {
 	terms := c.unique()
 	out := terms[:0]
 	for _, t := range terms {
-		if !isQuestionBigram(t) {
+		if !isQuestionBigram(t) && !isFragment(t) {
 			out = append(out, t)
 		}
 	}
@@ -125,10 +128,14 @@ func (a cjkAnalyzer) Terms(text string) []string {
 // analyze adds the terms of text to c and returns the language it read. A
 // query (Terms) leaves out the last bigram of a Korean word of three or more
 // syllables that ends in a particle or an ending (남자가: 자가; 먹었다: 었다),
-// which carries no meaning of its own: korquad-ko-dev R@1 0.926 → 0.938.
+// which carries no meaning of its own: korquad-ko-dev R@1 0.926 → 0.938;
+// and the pieces of English contractions (blankContractions).
 func (a cjkAnalyzer) analyze(text string, c *collector, query bool) lang.Language {
 	norm := normalize(text)
 	language := lang.Detect(norm, a.han)
+	if query {
+		norm = blankContractions(norm)
+	}
 	if language == lang.Japanese || language == lang.Other {
 		a.kagomeAnalyzer.analyzeNormalized(norm, c)
 		return language
@@ -206,12 +213,16 @@ func addBigrams(run string, c *collector) {
 }
 
 // isQuestionBigram reports whether a Chinese or Korean bigram only asks:
-// what, where, who, when, how, why (the person does not know it, so an
-// episode that holds the word is no better an answer).
+// what, where, who, when, how, why, how many (the person does not know it,
+// so an episode that holds the word is no better an answer); 몇, "how
+// many", a one-syllable word (몇 점이었지?), with its bigrams of a unit
+// (몇시, 몇번, 몇살), as 多少 and 几个 are; and the bigrams of 어디 and 뭐
+// with the copula (어디였지: 디였; 뭐야, 뭐였더라: 뭐였).
 func isQuestionBigram(t string) bool {
 	switch t {
 	case "什么", "甚么", "哪里", "哪儿", "哪个", "哪些", "怎么", "怎样", "为什", "谁的", "多少", "几个", "何时",
-		"무엇", "무슨", "어디", "누구", "언제", "어떻", "떻게", "어느", "얼마", "몇몇", "왜요":
+		"무엇", "무슨", "어디", "누구", "언제", "어떻", "떻게", "어느", "얼마", "몇몇", "왜요",
+		"몇", "몇시", "몇번", "몇개", "몇살", "몇명", "디였", "디야", "뭐였", "뭐야":
 		return true
 	}
 	return false

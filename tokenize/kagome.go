@@ -152,8 +152,11 @@ func (a kagomeAnalyzer) Index(text string) string {
 // appearance. KagomeSnowball leaves out of them Japanese interrogatives (何,
 // どこ, 誰, いつ: isInterrogative), which stand for what the person does not
 // know, so an episode that happens to hold the word is no better an answer,
-// and English stop words ("what", "did", "her": the Snowball list). Index
-// keeps both, so stores built before need no rebuild. Kagome keeps them, as
+// English stop words ("what", "did", "her": the Snowball list), and the
+// terms that are no words (isFragment, blankContractions): ん and の, the
+// pieces of English contractions (the m of I'm, the won of won't) and
+// contractions without their apostrophe (dont, im). Index keeps them all,
+// so stores built before need no rebuild. Kagome keeps them, as
 // it always did: its stores' queries and the hash embedder's word features
 // (omoide.DefaultEmbedder) do not change.
 // cmd/bench eval on locomo-dev, the default preset, Recall@5 with the English
@@ -162,14 +165,20 @@ func (a kagomeAnalyzer) Index(text string) string {
 // 0.697); the Japanese suites do not move.
 func (a kagomeAnalyzer) Terms(text string) []string {
 	var c collector
-	a.analyze(text, &c)
+	norm := normalize(text)
+	if a.stem {
+		norm = blankContractions(norm)
+	}
+	a.analyzeNormalized(norm, &c)
 	return a.filterTerms(c.unique())
 }
 
 // filterTerms is Terms' filter of unique terms.
 func (a kagomeAnalyzer) filterTerms(terms []string) []string {
 	if a.stem {
-		terms = slices.DeleteFunc(terms, func(t string) bool { return isInterrogative(t) || english.IsStopWord(t) })
+		terms = slices.DeleteFunc(terms, func(t string) bool {
+			return isInterrogative(t) || english.IsStopWord(t) || isFragment(t)
+		})
 	}
 	return terms
 }
