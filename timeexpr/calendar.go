@@ -1,6 +1,10 @@
 package timeexpr
 
-import "time"
+import (
+	"time"
+
+	"github.com/omoide/omoide/lang"
+)
 
 // span is a candidate window [from, to). A zero span (void) is a match that
 // names no window, such as 毎週.
@@ -47,39 +51,11 @@ const (
 	sWinter
 )
 
-// event is an annual event; see events.
-type event uint8
-
-const (
-	eShogatsu event = iota + 1
-	eGantan
-	eNenmatsu
-	eNenmatsuNenshi
-	eOmisoka
-	eChristmas
-	eChristmasEve
-	eGoldenWeek
-	eObon
-)
-
-// events gives each annual event's first day and the day after its last, as
-// {month, day} pairs; an end month smaller than the start month is in the
-// following year.
-var events = [...][2][2]int{
-	eShogatsu:       {{1, 1}, {1, 4}},
-	eGantan:         {{1, 1}, {1, 2}},
-	eNenmatsu:       {{12, 20}, {13, 1}},
-	eNenmatsuNenshi: {{12, 20}, {13, 4}},
-	eOmisoka:        {{12, 31}, {13, 1}},
-	eChristmas:      {{12, 24}, {12, 26}},
-	eChristmasEve:   {{12, 24}, {12, 25}},
-	eGoldenWeek:     {{4, 29}, {5, 6}},
-	eObon:           {{8, 13}, {8, 17}},
-}
-
-// ctx is the calendar of one Parse call: today in the user's location.
+// ctx is the calendar of one Parse call: today in the user's location, and
+// the language hint of ParseLang (see eventOf).
 type ctx struct {
 	loc             *time.Location
+	hint            lang.Language
 	y               int
 	m               time.Month
 	d               int
@@ -220,8 +196,9 @@ func (c *ctx) seasonYear(s season) int {
 	return c.y
 }
 
-// lastSeason returns the most recent season s that ended on or before today.
-func (c *ctx) lastSeason(s season) span {
+// lastSeason returns the most recent season s that ended on or before today,
+// or for back > 0 the one back years before it (the summer before last).
+func (c *ctx) lastSeason(s season, back int) span {
 	sp := c.seasonSpan(s, c.y)
 	for range 2 { // a season ends at most two years after the current year begins
 		if !sp.to.After(c.today) {
@@ -229,24 +206,19 @@ func (c *ctx) lastSeason(s season) span {
 		}
 		sp = c.seasonSpan(s, sp.from.Year()-1)
 	}
+	if back > 0 {
+		sp = c.seasonSpan(s, sp.from.Year()-back)
+	}
 	return sp
 }
 
-// eventSpan returns event e of year y.
-func (c *ctx) eventSpan(e event, y int) span {
-	ev := events[e]
-	return span{
-		c.date(y, time.Month(ev[0][0]), ev[0][1]),
-		c.date(y, time.Month(ev[1][0]), ev[1][1]),
-	}
-}
-
-// lastEvent returns the most recent event e that began on or before today.
-func (c *ctx) lastEvent(e event) span {
-	if sp := c.eventSpan(e, c.y); !sp.from.After(c.today) {
+// recentSeason returns the current season s once it has begun, else the last
+// one: over the summer.
+func (c *ctx) recentSeason(s season) span {
+	if sp := c.seasonSpan(s, c.seasonYear(s)); !sp.from.After(c.today) {
 		return sp
 	}
-	return c.eventSpan(e, c.y-1)
+	return c.lastSeason(s, 0)
 }
 
 // aroundDate returns today's date in year y, ±7 days.

@@ -1,6 +1,9 @@
 package timeexpr
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // English expressions are matched word by word on lower-cased text. Words are
 // runs of ASCII letters and digits separated by one or more spaces; a word
@@ -15,7 +18,14 @@ import "time"
 //	on <weekday> [last|this|next week], in|during <month> [<year>],
 //	<n> day(s)|week(s)|month(s)|year(s) ago with n a number 1-9999 or
 //	one..twelve or a/an, a few|few|several <unit> ago (units 2-6 back),
-//	[a] couple [of] <unit> ago (units 1-3 back), half a year ago.
+//	[a] couple [of] <unit> ago (units 1-3 back), half a year ago,
+//	<season> last|this year|<yyyy>, <season> of last year|<yyyy>, the
+//	<season> before last, last|this year's <season>, this past <season>,
+//	over|during the <season>, in|during [the] <season> [of] <yyyy>,
+//	<n> <season>s ago, a <season> ago,
+//	[at|on|over|during|in|for|around|last|this|this past] <event>
+//	[last|this year|<yyyy>|before last], last|this year's <event>,
+//	the <event> [before last]; see enEvent for the events.
 //
 // "next ..." and "this coming ..." are not matched: they name no window.
 
@@ -66,12 +76,30 @@ func (c *ctx) matchEnglish(s string, i int) match {
 			if wd, ok := enWeekday(w3); ok {
 				return match{end: e3, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 			}
+			if se, ok := enSeason(w3); ok {
+				return match{end: e3, sp: c.lastSeason(se, 0)}
+			}
+			if ev, e, ok := enEvent(s, e3-len(w3), fPrep); ok {
+				return match{end: e, sp: c.recentEvent(ev, true, 0)}
+			}
 			return match{}
+		}
+		if ev, e, ok := enEvent(s, e2-len(w2), fPrep); ok {
+			return match{end: e, sp: c.eventSpan(ev, c.y), t: tNow}
+		}
+		if m := c.enYears(s, w2, e2, 0); m.end > 0 {
+			return m
 		}
 		m := c.enPeriod(w2, e2, 0)
 		m.t = tNow
 		return m
 	case "last":
+		if ev, e, ok := enEvent(s, e2-len(w2), fPrep); ok {
+			return match{end: e, sp: c.recentEvent(ev, true, 0)}
+		}
+		if m := c.enYears(s, w2, e2, 1); m.end > 0 {
+			return m
+		}
 		if w2 == "night" {
 			return match{end: e2, sp: c.dayWindow(c.dayOf(1), pNight)}
 		}
@@ -82,7 +110,7 @@ func (c *ctx) matchEnglish(s string, i int) match {
 			return match{end: e2, sp: c.dayWindow(c.recentWeekday(wd), 0)}
 		}
 		if se, ok := enSeason(w2); ok {
-			return match{end: e2, sp: c.lastSeason(se)}
+			return match{end: e2, sp: c.lastSeason(se, 0)}
 		}
 		return c.enPeriod(w2, e2, 1)
 	case "earlier":
@@ -97,11 +125,14 @@ func (c *ctx) matchEnglish(s string, i int) match {
 		}
 	case "the":
 		return c.enThe(s, w2, e2)
-	case "over", "on", "during", "in":
-		if w2 == "the" && w1 != "in" {
+	case "over", "on", "during", "in", "at", "for", "around":
+		if w2 == "the" && (w1 == "over" || w1 == "on" || w1 == "during") {
 			if w3, e3 := nextWord(s, e2); w3 == "weekend" {
 				return c.enWeekend(s, e3)
 			}
+		}
+		if m := c.enPrepEvent(s, w1, w2, e2); m.end > 0 {
+			return m
 		}
 		if wd, ok := enWeekday(w2); ok && w1 == "on" {
 			return c.enOnWeekday(s, e2, wd)
@@ -124,8 +155,298 @@ func (c *ctx) matchEnglish(s string, i int) match {
 		if n, ok := enNumber(w1); ok {
 			return c.enAgo(s, w2, e2, n)
 		}
+		if se, ok := enSeason(w1); ok {
+			return c.enSeasonYear(s, se, w1 == "fall", e1)
+		}
+		if ev, e, ok := enEvent(s, i, 0); ok {
+			switch w, _ := prevWord(s, 0, i); {
+			case w == "merry" || w == "happy":
+				return match{end: e} // a greeting
+			case w == "bill" && w1 == "nye":
+				return match{}
+			}
+			return c.enEventYear(s, ev, e)
+		}
 	}
 	return match{}
+}
+
+// enPrepEvent matches an event or a season after the preposition w1 (w2
+// follows it, ending at e2): at christmas, on the 4th of july, over the
+// holidays, over the summer, in the summer of 2024, during summer 2024.
+func (c *ctx) enPrepEvent(s, w1, w2 string, e2 int) match {
+	w, e, f := w2, e2, fPrep
+	if w2 == "the" {
+		w, e = nextWord(s, e2)
+		f |= fThe
+	}
+	if ev, end, ok := enEvent(s, e-len(w), f); ok {
+		return c.enEventYear(s, ev, end)
+	}
+	se, ok := enSeason(w)
+	switch {
+	case !ok:
+	case w1 == "in" || w1 == "during":
+		if m := c.enSeasonYear(s, se, false, e); m.end > 0 || w1 == "in" {
+			return m
+		}
+		fallthrough
+	case w1 == "over" && f&fThe != 0:
+		return match{end: e, sp: c.recentSeason(se), t: tAny}
+	}
+	return match{}
+}
+
+// enYears matches year's <season|event> after last (n 1) or this (n 0),
+// where w2 ending at e2 is the word after it: last year's summer, this
+// year's christmas.
+func (c *ctx) enYears(s, w2 string, e2, n int) match {
+	p := possessive(s, e2)
+	if w2 != "year" || p == e2 {
+		return match{}
+	}
+	t := tPast
+	if n == 0 {
+		t = tNow
+	}
+	w3, e3 := nextWord(s, p)
+	if se, ok := enSeason(w3); ok {
+		return match{end: e3, sp: c.seasonSpan(se, c.seasonYear(se)-n), t: t}
+	}
+	if ev, e, ok := enEvent(s, e3-len(w3), fPrep); ok {
+		return match{end: e, sp: c.eventSpan(ev, c.y-n), t: t}
+	}
+	return match{}
+}
+
+// yearQual is a year named after a season or an event.
+type yearQual uint8
+
+const (
+	qNone       yearQual = iota
+	qLastYear            // last year, of last year
+	qThisYear            // this year, of this year
+	qYear                // <yyyy>, of|in <yyyy>
+	qBeforeLast          // before last
+)
+
+// enYearQual reads the year named after a season or an event at e.
+func enYearQual(s string, e int) (q yearQual, y, end int) {
+	w, k := nextWord(s, e)
+	if w == "before" {
+		if w2, k2 := nextWord(s, k); w2 == "last" {
+			return qBeforeLast, 0, k2
+		}
+		return qNone, 0, e
+	}
+	if w == "of" || w == "in" {
+		w, k = nextWord(s, k)
+	}
+	if len(w) == 4 {
+		if n, ok := enNumber(w); ok && n >= 1000 {
+			return qYear, n, k
+		}
+	}
+	if w == "last" || w == "this" {
+		if w2, k2 := nextWord(s, k); w2 == "year" && possessive(s, k2) == k2 {
+			if w == "last" {
+				return qLastYear, 0, k2
+			}
+			return qThisYear, 0, k2
+		}
+	}
+	return qNone, 0, e
+}
+
+// enSeasonYear matches the year after season se ending at e: summer last
+// year, summer of 2024, the summer before last. Without one it is no match.
+// yearOnly admits only a year in digits (fall 2024, not "a fall last year").
+func (c *ctx) enSeasonYear(s string, se season, yearOnly bool, e int) match {
+	q, y, end := enYearQual(s, e)
+	if yearOnly && q != qYear {
+		return match{}
+	}
+	switch q {
+	case qLastYear:
+		return match{end: end, sp: c.seasonSpan(se, c.seasonYear(se)-1)}
+	case qThisYear:
+		return match{end: end, sp: c.seasonSpan(se, c.seasonYear(se)), t: tNow}
+	case qYear:
+		return c.yearMatch(end, c.seasonSpan(se, y))
+	case qBeforeLast:
+		return match{end: end, sp: c.lastSeason(se, 1)}
+	}
+	return match{}
+}
+
+// enEventYear resolves event ev ending at e and the year after it, if any:
+// christmas last year, christmas 2024, the christmas before last; without
+// one, the most recent occurrence that began on or before today.
+func (c *ctx) enEventYear(s string, ev event, e int) match {
+	q, y, end := enYearQual(s, e)
+	switch q {
+	case qLastYear:
+		return match{end: end, sp: c.eventSpan(ev, c.y-1)}
+	case qThisYear:
+		return match{end: end, sp: c.eventSpan(ev, c.y), t: tNow}
+	case qYear:
+		return c.yearMatch(end, c.eventSpan(ev, y))
+	case qBeforeLast:
+		return match{end: end, sp: c.recentEvent(ev, true, 1)}
+	}
+	return match{end: e, sp: c.recentEvent(ev, false, 0), t: tAny}
+}
+
+// yearMatch is the match of a window of a year named in digits: past, or
+// the current period when it reaches past today.
+func (c *ctx) yearMatch(end int, sp span) match {
+	if sp.to.After(c.today) {
+		return match{end: end, sp: sp, t: tNow}
+	}
+	return match{end: end, sp: sp}
+}
+
+// Frames of an English event name (see enEvent).
+const (
+	fPrep = 1 << iota // after a preposition, last or this
+	fThe              // after the
+)
+
+// enEvent parses the name of an annual event at the word starting at i and
+// returns the event and the end of its name:
+//
+//	christmas|xmas [eve|day], christmas holidays|break|vacation (the
+//	holidays), new year's|new years [eve|day], nye, thanksgiving [day],
+//	halloween, valentine's|valentines [day], 4th|fourth of july, july 4th,
+//	easter [sunday], labor|labour day, memorial day, the holidays, the
+//	holiday season.
+//
+// frame says what comes before (fPrep, fThe): "new year" without 's only
+// after a preposition (over new year, not "a new year"), valentines alone
+// only after one, holidays only after the. A name followed by a word of
+// enObjects is a thing, not a time: christmas tree, easter egg.
+func enEvent(s string, i, frame int) (event, int, bool) {
+	e1 := wordEnd(s, i)
+	w1 := s[i:e1]
+	w2, e2 := nextWord(s, e1)
+	ev, end := event(0), e1
+	switch w1 {
+	case "christmas", "xmas":
+		ev = eChristmas
+		switch w2 {
+		case "eve":
+			ev, end = eChristmasEve, e2
+		case "day":
+			ev, end = eChristmasDay, e2
+		case "holidays", "holiday", "break", "vacation":
+			ev, end = eNenmatsuNenshi, e2
+		}
+	case "new":
+		if w2 != "year" && w2 != "years" {
+			return 0, i, false
+		}
+		p := possessive(s, e2)
+		w3, e3 := nextWord(s, p)
+		switch {
+		case w3 == "eve":
+			ev, end = eOmisoka, e3
+		case w3 == "day":
+			ev, end = eGantan, e3
+		case w2 == "years" || p > e2 || frame&fPrep != 0 && frame&fThe == 0:
+			ev, end = eNewYear, p
+		}
+	case "nye":
+		ev = eOmisoka
+	case "thanksgiving":
+		ev = eThanksgiving
+		switch w2 {
+		case "day":
+			ev, end = eThanksgivingDay, e2
+		case "weekend", "break":
+			end = e2
+		}
+	case "halloween":
+		ev = eHalloween
+		if w2 == "night" {
+			end = e2
+		}
+	case "valentine", "valentines":
+		p := possessive(s, e1)
+		w3, e3 := nextWord(s, p)
+		switch {
+		case w3 == "day":
+			ev, end = eValentine, e3
+		case p > e1 || w1 == "valentines" && frame&fPrep != 0:
+			ev, end = eValentine, p
+		}
+	case "4th", "fourth":
+		if w3, e3 := nextWord(s, e2); w2 == "of" && (w3 == "july" || w3 == "jul") {
+			ev, end = eJuly4, e3
+		}
+	case "july", "jul":
+		if w2 == "4th" || w2 == "4" {
+			ev, end = eJuly4, e2
+		}
+	case "easter":
+		ev = eEaster
+		switch w2 {
+		case "sunday":
+			ev, end = eEasterSunday, e2
+		case "weekend", "break", "holidays":
+			end = e2
+		}
+	case "labor", "labour", "memorial":
+		if w2 == "day" {
+			ev, end = eLaborDay, e2
+			if w1 == "memorial" {
+				ev = eMemorialDay
+			}
+			if w3, e3 := nextWord(s, e2); w3 == "weekend" {
+				end = e3
+			}
+		}
+	case "holidays":
+		if frame&fThe != 0 {
+			ev = eNenmatsuNenshi
+		}
+	case "holiday":
+		if w2 == "season" {
+			ev, end = eNenmatsuNenshi, e2
+		}
+	}
+	if ev == 0 {
+		return 0, i, false
+	}
+	if w, _ := nextWord(s, end); enObjects[w] {
+		return 0, i, false
+	}
+	return ev, end, true
+}
+
+// enObjects are the things named after an event: christmas tree, easter
+// egg, halloween costume. An event before one of them is no time.
+var enObjects = map[string]bool{
+	"tree": true, "trees": true, "gift": true, "gifts": true, "present": true, "presents": true,
+	"card": true, "cards": true, "song": true, "songs": true, "carol": true, "carols": true,
+	"music": true, "playlist": true, "album": true, "movie": true, "movies": true, "film": true,
+	"films": true, "episode": true, "special": true, "light": true, "lights": true,
+	"decoration": true, "decorations": true, "decor": true, "ornament": true, "ornaments": true,
+	"sweater": true, "sweaters": true, "jumper": true, "stocking": true, "stockings": true,
+	"list": true, "wishlist": true, "market": true, "markets": true, "cookie": true,
+	"cookies": true, "cake": true, "candy": true, "costume": true, "costumes": true,
+	"mask": true, "egg": true, "eggs": true, "bunny": true, "pumpkin": true, "pumpkins": true,
+	"island": true, "resolution": true, "resolutions": true, "spirit": true, "vibes": true,
+	"theme": true, "themed": true, "sale": true, "sales": true, "shopping": true,
+}
+
+// possessive returns the end of the 's (or ’s) at e, or e when there is none.
+func possessive(s string, e int) int {
+	for _, p := range [...]string{"'s", "’s"} {
+		if strings.HasPrefix(s[e:], p) && (e+len(p) == len(s) || !isAlnum(s[e+len(p)])) {
+			return e + len(p)
+		}
+	}
+	return e
 }
 
 // enPeriod matches week|month|year|weekend|<season> after this (n = 0) or
@@ -144,10 +465,17 @@ func (c *ctx) enPeriod(w string, e, n int) match {
 }
 
 // enThe matches after "the": day before yesterday, week|month|year before
-// last, weekend.
+// last, weekend, an event (the 4th of july, the holidays), a season with a
+// year (the summer before last, the summer of 2024).
 func (c *ctx) enThe(s, w2 string, e2 int) match {
 	if w2 == "weekend" {
 		return c.enWeekend(s, e2)
+	}
+	if ev, e, ok := enEvent(s, e2-len(w2), fThe); ok {
+		return c.enEventYear(s, ev, e)
+	}
+	if se, ok := enSeason(w2); ok {
+		return c.enSeasonYear(s, se, false, e2)
 	}
 	u, ok := enUnit(w2)
 	if !ok {
@@ -229,10 +557,15 @@ func (c *ctx) enVague(s, w1, w2 string, e2 int) match {
 	return match{end: e3, sp: c.agoRange(u, 6, 2)}
 }
 
-// enAgo matches <unit> ago after the count n.
+// enAgo matches <unit> ago after the count n, and <season>s ago: two
+// summers ago is the summer before last.
 func (c *ctx) enAgo(s, w2 string, e2, n int) match {
 	u, ok := enUnit(w2)
 	if !ok {
+		se, ok := enSeason(strings.TrimSuffix(w2, "s"))
+		if w3, e3 := nextWord(s, e2); ok && w3 == "ago" {
+			return match{end: e3, sp: c.lastSeason(se, n-1)}
+		}
 		return match{}
 	}
 	if w3, e3 := nextWord(s, e2); w3 == "ago" {

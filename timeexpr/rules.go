@@ -33,13 +33,15 @@ const (
 	kPrefix                    // この前の (n 1), この (n 0), 今度の (n -1): 週末 or a weekday must follow
 	kWeekOf                    // 上个 (n 1), 这个 (n 0), 下个 (n -1): the week's 周末 or a weekday must follow
 	kSeason                    // この夏: the current season n
-	kEvent                     // annual event n: the most recent one
+	kEvent                     // annual event n: the most recent one (events.go)
+	kLastOf                    // 지난 (n 1), 이번 (n 0): a season or an annual event must follow
 )
 
 // lit is a CJK literal. A negative n names the future (明日 is day -1): it
 // matches, so that 来週末 is consumed whole, but yields no window. void marks
 // words that are consumed (with their suffixes) and never yield a window.
 // past marks a word of today that is said of the past (さっき); see lit.tense.
+// g, not and alt read the context of a literal (see admits and eventOf).
 type lit struct {
 	s    string
 	k    kind
@@ -47,6 +49,9 @@ type lit struct {
 	p    part
 	void bool
 	past bool
+	g    guard
+	not  []string
+	alt  event
 }
 
 // tense returns what literal l says of its time: a weekend, a weekday, an
@@ -125,10 +130,12 @@ var literals = []lit{
 	{s: "今年", k: kYear}, {s: "本年", k: kYear},
 	{s: "去年", k: kYear, n: 1}, {s: "昨年", k: kYear, n: 1},
 	{s: "おととし", k: kYear, n: 2}, {s: "一昨年", k: kYear, n: 2},
+	{s: "前年", k: kYear, n: 2, g: gZh, not: []string{"比", "度", "同期", "同月"}}, {s: "大前年", k: kYear, n: 3},
 	{s: "来年", k: kYear, n: -1}, {s: "再来年", k: kYear, n: -2}, {s: "明年", k: kYear, n: -1},
 	{s: "毎年", k: kYear, void: true}, {s: "每年", k: kYear, void: true},
 	{s: "올해", k: kYear}, {s: "금년", k: kYear}, {s: "작년", k: kYear, n: 1}, {s: "지난해", k: kYear, n: 1},
 	{s: "재작년", k: kYear, n: 2}, {s: "내년", k: kYear, n: -1}, {s: "매년", k: kYear, void: true},
+	{s: "지난", k: kLastOf, n: 1}, {s: "이번", k: kLastOf},
 
 	// Weekends and weekdays.
 	{s: "週末", k: kWeekend}, {s: "周末", k: kWeekend}, {s: "土日", k: kWeekend}, {s: "주말", k: kWeekend},
@@ -154,27 +161,18 @@ var literals = []lit{
 	{s: "下个", k: kWeekOf, n: -1}, {s: "下個", k: kWeekOf, n: -1},
 	{s: "下一个", k: kWeekOf, n: -1}, {s: "下一個", k: kWeekOf, n: -1},
 
-	// Seasons and annual events.
+	// Seasons; the annual events are eventLiterals.
 	{s: "この春", k: kSeason, n: int(sSpring)}, {s: "この夏", k: kSeason, n: int(sSummer)},
 	{s: "この秋", k: kSeason, n: int(sAutumn)}, {s: "この冬", k: kSeason, n: int(sWinter)},
 	{s: "이번 봄", k: kSeason, n: int(sSpring)}, {s: "이번 여름", k: kSeason, n: int(sSummer)},
 	{s: "이번 가을", k: kSeason, n: int(sAutumn)}, {s: "이번 겨울", k: kSeason, n: int(sWinter)},
-	{s: "正月", k: kEvent, n: int(eShogatsu)}, {s: "お正月", k: kEvent, n: int(eShogatsu)},
-	{s: "元旦", k: kEvent, n: int(eGantan)}, {s: "元日", k: kEvent, n: int(eGantan)},
-	{s: "年末", k: kEvent, n: int(eNenmatsu)}, {s: "年末年始", k: kEvent, n: int(eNenmatsuNenshi)},
-	{s: "大晦日", k: kEvent, n: int(eOmisoka)},
-	{s: "クリスマス", k: kEvent, n: int(eChristmas)},
-	{s: "クリスマスイブ", k: kEvent, n: int(eChristmasEve)},
-	{s: "クリスマスイヴ", k: kEvent, n: int(eChristmasEve)},
-	{s: "ゴールデンウィーク", k: kEvent, n: int(eGoldenWeek)},
-	{s: "お盆", k: kEvent, n: int(eObon)},
 }
 
 // litIndex maps a literal's first rune to the literals starting with it,
 // longest first. It is built once and never written afterwards.
 var litIndex = func() map[rune][]lit {
 	idx := make(map[rune][]lit)
-	for _, l := range literals {
+	for _, l := range slices.Concat(literals, eventLiterals) {
 		r, _ := utf8.DecodeRuneInString(l.s)
 		idx[r] = append(idx[r], l)
 	}
@@ -201,11 +199,11 @@ func lookup(s string, i int, table []word) (v, end int, ok bool) {
 	return 0, i, false
 }
 
-// skipNo skips one の at i, or the one space between two Korean words
-// (작년 여름, 지난주 토요일, 어제 저녁).
+// skipNo skips one の or 的 at i, or the one space between two Korean words
+// (작년 여름, 지난주 토요일, 어제 저녁, 去年的春节).
 func skipNo(s string, i int) int {
-	if strings.HasPrefix(s[i:], "の") {
-		return i + len("の")
+	if strings.HasPrefix(s[i:], "の") || strings.HasPrefix(s[i:], "的") {
+		return i + len("の") // both are 3 bytes
 	}
 	if strings.HasPrefix(s[i:], " ") && i > 0 && isHangulAt(s, i+1) {
 		r, _ := utf8.DecodeLastRuneInString(s[:i])
@@ -256,14 +254,6 @@ var (
 		{"春", int(sSpring)}, {"夏", int(sSummer)}, {"秋", int(sAutumn)}, {"冬", int(sWinter)},
 		{"봄", int(sSpring)}, {"여름", int(sSummer)}, {"가을", int(sAutumn)}, {"겨울", int(sWinter)},
 	}
-	yearEvents = []word{
-		{"年末年始", int(eNenmatsuNenshi)}, {"年末", int(eNenmatsu)},
-		{"お正月", int(eShogatsu)}, {"正月", int(eShogatsu)},
-		{"元旦", int(eGantan)}, {"元日", int(eGantan)}, {"大晦日", int(eOmisoka)},
-		{"クリスマスイブ", int(eChristmasEve)}, {"クリスマスイヴ", int(eChristmasEve)},
-		{"クリスマス", int(eChristmas)},
-		{"ゴールデンウィーク", int(eGoldenWeek)}, {"お盆", int(eObon)},
-	}
 	sameTime = []word{{"今頃", 0}, {"今ごろ", 0}, {"この時期", 0}, {"同じ頃", 0}, {"同じ時期", 0}}
 	// agoUnits are the units of N<unit>前 (ja) and N<unit>前 (zh).
 	agoUnits = []word{
@@ -312,7 +302,7 @@ func (c *ctx) matchAt(s string, i int, r rune) match {
 		if !strings.HasPrefix(s[i:], l.s) {
 			continue
 		}
-		if n := c.matchLit(s, i+len(l.s), l); n.end > m.end {
+		if n := c.matchLit(s, i, i+len(l.s), l); n.end > m.end {
 			m = n
 		}
 	}
@@ -326,8 +316,11 @@ func (c *ctx) matchAt(s string, i int, r rune) match {
 	return m
 }
 
-// matchLit resolves literal l, which ends at j.
-func (c *ctx) matchLit(s string, j int, l lit) match {
+// matchLit resolves literal l at s[i:j].
+func (c *ctx) matchLit(s string, i, j int, l lit) match {
+	if !admits(s, i, j, l, true) {
+		return match{}
+	}
 	var m match
 	switch l.k {
 	case kDay:
@@ -366,7 +359,11 @@ func (c *ctx) matchLit(s string, j int, l lit) match {
 		se := season(l.n)
 		m = match{end: j, sp: c.seasonSpan(se, c.seasonYear(se))}
 	case kEvent:
-		m = match{end: j, sp: c.lastEvent(event(l.n))}
+		m = match{end: j, sp: c.recentEvent(c.eventOf(s, i, j, l), false, 0)}
+	case kLastOf:
+		if m = c.lastOf(s, j, l.n); m.end == 0 {
+			return m
+		}
 	}
 	if l.void {
 		m.sp = span{}
@@ -403,8 +400,29 @@ func (c *ctx) prefixed(s string, j, n int) match {
 		}
 		return match{end: c.dayExt(s, e, c.today).end} // 今度の土曜の夜, whole
 	}
-	if _, e, ok := lookup(s, j, yearEvents); ok && n < 0 {
+	if _, e, ok := c.eventAt(s, j); ok && n < 0 {
 		return match{end: e}
+	}
+	return match{}
+}
+
+// lastOf matches the season or annual event after Korean 지난 (n 1: the
+// most recent one that has ended, like "last summer") or 이번 (n 0: this
+// year's) at j: 지난 여름, 지난 추석, 이번 설.
+func (c *ctx) lastOf(s string, j, n int) match {
+	k := skipNo(s, j)
+	if v, e, ok := lookup(s, k, seasons); ok {
+		se := season(v)
+		if n > 0 {
+			return match{end: e, sp: c.lastSeason(se, 0)}
+		}
+		return match{end: e, sp: c.seasonSpan(se, c.seasonYear(se))}
+	}
+	if ev, e, ok := c.eventAt(s, k); ok {
+		if n > 0 {
+			return match{end: e, sp: c.recentEvent(ev, true, 0)}
+		}
+		return match{end: e, sp: c.eventSpan(ev, c.y)}
 	}
 	return match{}
 }
@@ -467,8 +485,8 @@ func (c *ctx) yearExt(s string, j, n int) match {
 		}
 		return c.monthExt(s, e, c.month(y, time.Month(v)))
 	}
-	if v, e, ok := lookup(s, k, yearEvents); ok {
-		return match{end: e, sp: c.eventSpan(event(v), y)}
+	if ev, e, ok := c.eventAt(s, k); ok {
+		return match{end: e, sp: c.eventSpan(ev, y)}
 	}
 	if v, e, ok := lookup(s, k, seasons); ok {
 		se := season(v)

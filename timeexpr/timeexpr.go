@@ -38,9 +38,16 @@
 //     which it begins, so 去年の冬 in December 2025 is December 2024 to
 //     February 2025. 今年の冬 / この冬 / this winter in January or February is
 //     the winter that began the previous December, and 去年の冬 / おととしの冬
-//     count back from it. English "last summer" is the most recent summer that
-//     has ended before today (in December 2025, summer 2025), whereas 去年の夏 is
-//     literally the summer of the previous calendar year (summer 2024).
+//     count back from it. English "last summer", "this past summer" and Korean
+//     지난 여름 are the most recent summer that has ended before today (in
+//     December 2025, summer 2025), whereas 去年の夏, 去年夏天, 작년 여름, "last
+//     year's summer" and "summer (of) last year" are literally the summer of
+//     the previous calendar year (summer 2024). "The summer before last" and
+//     "two summers ago" are the one before "last summer"; "summer 2024",
+//     "(in) the summer of 2024" that year's (fall only with a year in
+//     digits: "a fall last year" is no season). "Over the summer" and
+//     "during the summer" are the current summer once it has begun, else the
+//     last one.
 //   - Weekend: Saturday and Sunday. 週末 / 土日 / 周末 / over the weekend / the
 //     weekend mean the current weekend when today is Saturday or Sunday, else
 //     the most recent past one. 先週末 / 先週の週末 / この前の週末 / last
@@ -65,12 +72,68 @@
 //     recent May strictly before the current month. 5月3日 is the most recent
 //     May 3rd not after today. 去年の5月 is May of last year, "in May 2023"
 //     May 2023.
-//   - Annual events: the most recent occurrence that began on or before today:
-//     正月 / お正月 January 1–3, 元旦 / 元日 January 1, 年末 December 20–31,
-//     年末年始 December 20 – January 3, 大晦日 December 31, クリスマス December
-//     24–25, クリスマスイブ December 24, ゴールデンウィーク April 29 – May 5,
-//     お盆 August 13–16. After a year (去年の年末, 去年末, 今年の正月) they are
-//     that year's occurrence.
+//   - Annual events. A bare name (クリスマス, christmas, at christmas, over
+//     the holidays, 春节, 추석) is the most recent occurrence that began on or
+//     before today: on December 25th, this Christmas; in February before
+//     the lunar new year, last year's 春节. It recurs, so a plan can take its
+//     window away (see Past only). "Last Christmas", "this past Christmas",
+//     지난 추석 are the most recent occurrence that has ended before today,
+//     as "last summer" is: on December 25th, a year ago; in January, the one
+//     just gone (this follows "last summer"; "last May", strictly before the
+//     current month, differs only while inside the period). A year names its occurrence (去年のクリスマス, 去年春节,
+//     작년 추석, "christmas last year", "last year's christmas", "christmas
+//     2024", "christmas of 2024"), "this Christmas", 이번 추석, 今年の正月
+//     this year's (no window when it is ahead), "the Christmas before last"
+//     the one before last. An occurrence belongs to the year of its start,
+//     except new year's, which belongs to the year of its January 1st. The
+//     windows follow by language.
+//   - Japanese events: 正月 / お正月 January 1–3, 元旦 / 元日 January 1, 年末 December
+//     20–31, 年末年始 December 20 – January 3, 大晦日 December 31, クリスマス
+//     December 24–25, クリスマスイブ December 24, ゴールデンウィーク April 29
+//     – May 5, お盆 August 13–16, バレンタイン February 14, ハロウィン October
+//     31, こどもの日 May 5, 七夕 July 7, and the school holidays 夏休み July
+//     20 – August 31, 冬休み December 25 – January 7, 春休み March 25 –
+//     April 7. 七夕 and 端午 read by their clause's language (as the plan
+//     rules do): Japanese, July 7 and May 5; Chinese, the lunar dates. A
+//     greeting (メリークリスマス) names no window.
+//   - English events: christmas / xmas December 24–25, christmas eve, christmas day;
+//     the holidays, the holiday season, the christmas holidays / break
+//     December 20 – January 3 (年末年始); new year's / new years December 31
+//     – January 1 ("new year" without 's only after a preposition or last:
+//     over new year; never "the new year"), new year's eve / nye December
+//     31, new year's day January 1; valentine's day February 14; halloween
+//     October 31; the 4th of july / fourth of july / july 4th July 4;
+//     thanksgiving the fourth Thursday of November to the Sunday after,
+//     thanksgiving day the Thursday; easter Good Friday to Easter Monday
+//     (the Gregorian computus), easter sunday the Sunday; memorial day and
+//     labor day the Saturday to the Monday (last Monday of May, first of
+//     September). A name followed by the thing it names is no time
+//     (christmas tree, easter egg, so "easter egg hunt" too, halloween
+//     costume), nor a greeting (merry christmas, happy new year's eve).
+//   - Chinese events: 春节 / 过年 除夕 to the 6th day of the first lunar month (7
+//     days), 除夕 / 大年三十 the day before the lunar new year, 元宵节 the
+//     15th day, 中秋 the 15th of the 8th month, 端午 the 5th of the 5th, 七夕
+//     the 7th of the 7th, 国庆 October 1–7 (also 十一, only before a holiday
+//     word: 十一假期, 十一的时候; not 十一个, 十一月), 元旦 January 1, 五一 /
+//     劳动节 May 1–5 (五一 not inside a number: 十五一个), 清明 April 4–6, 圣诞
+//     December 24–25 (not 圣诞树), 平安夜 December 24, 情人节 February 14,
+//     万圣节 October 31. 前年 is the year before last and 大前年 the one before
+//     (前年 not next to kana, nor in 前年比: in Japanese it is "the year
+//     before"). Greetings (春节快乐, 过年好) name no window.
+//   - Korean events: 설날 / 설 / 구정 the day before to the day after the lunar new
+//     year (설 only as a word: before 에, 엔, 연휴, 명절, or no Hangul; not
+//     설거지, 설명, 설 수), 추석 / 한가위 the day before to the day after the
+//     15th of the 8th month, 크리스마스 December 24–25, 새해 / 신정 January 1,
+//     어린이날 May 5, 연말 December 20–31, 연초 January 1–15, 할로윈 October
+//     31. A Korean event is a word of its own (not 압구정 for 구정, nor
+//     연말정산, 크리스마스 트리); after 작년, 올해, 지난, 이번 it may follow
+//     without a space. Greetings (메리 크리스마스, 새해 복) name no window.
+//   - The lunar dates come from tables for 2015–2040 (Chinese and Korean:
+//     the Korean calendar, reckoned at 135°E, puts the new year of 2027 and
+//     2028 and 추석 of 2040 a day later); a lunar event whose year is out of
+//     them names no window.
+//   - Birthdays, anniversaries and other personal dates are not events: no
+//     date is known for them.
 //   - 去年の今頃 / 今年の今頃 is the same date in that year ±7 days.
 //   - さっき / 先ほど (earlier) and "earlier today" are today.
 //
@@ -127,14 +190,16 @@
 //
 // The leftmost expression wins; at the same position the longest one
 // (去年の夏 over 去年, 先週末 over 先週). Window.Expr is the matched span of the
-// normalized text.
+// normalized text; Window.Start and Window.End locate it in text as written.
 package timeexpr
 
 import (
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/omoide/omoide/lang"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Window is the half-open time interval [From, To) named by a time
@@ -144,9 +209,21 @@ type Window struct {
 	From time.Time
 	// To is the first instant after the window; From is before To.
 	To time.Time
-	// Expr is the matched expression, as it appears in Normalize(text):
-	// "3日前" for ３日前, "last week" for "Last Week".
+	// Expr is the matched expression after normalization: a substring of
+	// Normalize(text) (NFKC, lower case), not necessarily of text: "3日前"
+	// for ３日前, "last week" for "Last Week". It is the whole of the words
+	// that name the time (去年のクリスマス, "christmas last year", "over the
+	// holidays", 작년 추석) and nothing else, so that a caller can drop them;
+	// context that only licenses a match (假期 after 十一, 연휴 after 설) is
+	// not part of it.
 	Expr string
+	// Start and End are the byte offsets of the expression in text as
+	// written: text[Start:End] is "３日前" where Expr is "3日前", and
+	// Normalize(text[Start:End]) == Expr. Where NFKC merges or splits
+	// characters across the edge of the expression (rare: a combining mark,
+	// a ligature), the span widens to whole normalization segments, so that
+	// Normalize(text[Start:End]) contains Expr.
+	Start, End int
 	// Only reports that the text is nothing but the time expression and
 	// generic "what did we talk about / what happened" words, punctuation and
 	// emoji, so it carries no topic: 先週何話したっけ, 昨日の話の続き,
@@ -177,15 +254,19 @@ func ParseLang(text string, now time.Time, loc *time.Location, hint lang.Languag
 	}
 	s := Normalize(text)
 	c := newCtx(now, loc)
+	c.hint = hint
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if m := c.matchAt(s, i, r); m.end > i {
 			if sp, ok := c.clip(m.sp); ok && (m.t == tPast || !isPlan(s, i, m.end, m.t, hint)) {
+				start, end := written(text, s, i, m.end)
 				return Window{
-					From: sp.from,
-					To:   sp.to,
-					Expr: s[i:m.end],
-					Only: onlyGeneric(s[:i]) && onlyGeneric(s[m.end:]),
+					From:  sp.from,
+					To:    sp.to,
+					Expr:  s[i:m.end],
+					Start: start,
+					End:   end,
+					Only:  onlyGeneric(s[:i]) && onlyGeneric(s[m.end:]),
 				}, true
 			}
 			i = m.end // matched, but no window: 来週, 明日, 毎週, a plan's 週末, ...
@@ -194,4 +275,66 @@ func ParseLang(text string, now time.Time, loc *time.Location, hint lang.Languag
 		i += size
 	}
 	return Window{}, false
+}
+
+// written returns the span of text whose normalization is s[i:e], where s
+// is Normalize(text). Text that normalization leaves alone is s itself.
+// Text of the fast path of Normalize maps rune for rune (full-width and
+// upper-case letters to one each); other text is walked by normalization
+// segments, and a span edge inside a segment widens to it.
+func written(text, s string, i, e int) (start, end int) {
+	if text == s {
+		return i, e
+	}
+	k := 0 // the offset in s of text[j:]
+	for j := 0; j < len(text); {
+		if k == i {
+			start = j
+		}
+		if k == e {
+			return start, j
+		}
+		c := text[j]
+		if c < utf8.RuneSelf {
+			j, k = j+1, k+1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[j:])
+		switch {
+		case nfkcStable(r):
+			k += size
+		case r == '\u3000' || '！' <= r && r <= '～':
+			k++
+		default:
+			return writtenNorm(text, i, e)
+		}
+		j += size
+	}
+	return start, len(text)
+}
+
+// writtenNorm is written for text that Normalize puts through NFKC: it
+// walks the normalization segments of text, each lower-cased rune by rune
+// as strings.ToLower does. The iterator may hand out a long segment in
+// pieces (ǆ as d, then ž) without moving on in text: only where its
+// position advances does the output so far normalize text so far.
+func writtenNorm(text string, i, e int) (start, end int) {
+	var it norm.Iter
+	it.InitString(norm.NFKC, text)
+	k, last := 0, -1
+	for !it.Done() {
+		if j := it.Pos(); j != last {
+			last = j
+			if k <= i {
+				start = j
+			}
+			if k >= e {
+				return start, j
+			}
+		}
+		for _, r := range string(it.Next()) {
+			k += utf8.RuneLen(unicode.ToLower(r))
+		}
+	}
+	return start, len(text)
 }

@@ -65,6 +65,9 @@ func checkParse(t *testing.T, loc *time.Location, now string, cases []parseCase)
 			if w.From.Location() != loc || w.To.Location() != loc {
 				t.Errorf("Parse(%q) window in %v/%v, want %v", tc.text, w.From.Location(), w.To.Location(), loc)
 			}
+			if got := Normalize(tc.text[w.Start:w.End]); got != w.Expr {
+				t.Errorf("Parse(%q) written [%d, %d) %q normalizes to %q, not %q", tc.text, w.Start, w.End, tc.text[w.Start:w.End], got, w.Expr)
+			}
 		})
 	}
 }
