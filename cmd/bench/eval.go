@@ -30,7 +30,7 @@ import (
 // suiteFlags select the suites and configurations of eval and tune.
 type suiteFlags struct {
 	suites, presets, arms, toks listFlag
-	evalDir                     string
+	evalDirs                    listFlag
 	limit                       int
 	seed                        uint64
 	workers                     int
@@ -90,7 +90,7 @@ func (f *suiteFlags) withRelevance(cfgs []config) error {
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.suites, "suite", "a suite folder (repeatable)")
-	fs.StringVar(&f.evalDir, "eval", "", "a folder of suites: every subfolder with a queries.jsonl")
+	fs.Var(&f.evalDirs, "eval", "a folder of suites: every subfolder with a queries.jsonl (repeatable or comma list)")
 	fs.Var(&f.presets, "preset", "preset(s): default, reference (repeatable or comma list; eval default: both, tune default: default)")
 	fs.Var(&f.arms, "arms", "arms: hybrid, bm25 (KNNK 0), vector (BM25K 0) (comma list; default hybrid)")
 	fs.Var(&f.toks, "tokenizer", "analyzer(s) of the store: kagome, bigram, unicode61-raw (comma list; default: the preset's)")
@@ -122,10 +122,10 @@ func (f *suiteFlags) embedderAndDistractors() (embed.Embedder, []episode.Episode
 }
 
 // suiteDirs returns the suite folders: every -suite, then every subfolder of
-// -eval that has a queries.jsonl, in name order.
-func suiteDirs(suites []string, evalDir string) ([]string, error) {
+// each -eval folder that has a queries.jsonl, in name order.
+func suiteDirs(suites, evalDirs []string) ([]string, error) {
 	dirs := slices.Clone(suites)
-	if evalDir != "" {
+	for _, evalDir := range evalDirs {
 		ents, err := os.ReadDir(evalDir)
 		if err != nil {
 			return nil, err
@@ -558,7 +558,7 @@ func parseEval(args []string, stderr io.Writer) (*evaluation, error) {
 		return nil, err
 	}
 	var err error
-	if e.dirs, err = suiteDirs(e.f.suites, e.f.evalDir); err != nil {
+	if e.dirs, err = suiteDirs(e.f.suites, e.f.evalDirs); err != nil {
 		return nil, err
 	}
 	return e, nil

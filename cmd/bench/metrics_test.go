@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -281,5 +284,25 @@ func TestSuiteWeight(t *testing.T) {
 		if (err != nil) != tt.bad || got != tt.want {
 			t.Errorf("suiteWeight(%q, %q) = %d, %v; want %d (error: %v)", tt.list, tt.suite, got, err, tt.want, tt.bad)
 		}
+	}
+}
+
+// TestSuiteDirsOfSeveralEvals: every -eval folder's suites are read, not
+// only the last one's.
+func TestSuiteDirsOfSeveralEvals(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{filepath.Join(a, "s1"), filepath.Join(a, "s2"), filepath.Join(b, "s3"), filepath.Join(b, "no-queries")} {
+		os.MkdirAll(d, 0o755)
+		if filepath.Base(d) != "no-queries" {
+			os.WriteFile(filepath.Join(d, "queries.jsonl"), nil, 0o644)
+		}
+	}
+	var f listFlag
+	f.Set(a)
+	f.Set(b)
+	got, err := suiteDirs([]string{"x"}, f)
+	want := []string{"x", filepath.Join(a, "s1"), filepath.Join(a, "s2"), filepath.Join(b, "s3")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("suiteDirs = %q, %v; want %q", got, err, want)
 	}
 }

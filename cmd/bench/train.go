@@ -146,7 +146,7 @@ func parseTrain(args []string, stderr io.Writer) (*training, error) {
 		return nil, err
 	}
 	var err error
-	if t.dirs, err = suiteDirs(t.f.suites, t.f.evalDir); err != nil {
+	if t.dirs, err = suiteDirs(t.f.suites, t.f.evalDirs); err != nil {
 		return nil, err
 	}
 	if t.ths, err = parseRange(t.thresholds); err != nil {

@@ -388,7 +388,7 @@ func parseTune(args []string, stderr io.Writer) (*tuning, error) {
 		return nil, err
 	}
 	var err error
-	if t.dirs, err = suiteDirs(t.f.suites, t.f.evalDir); err != nil {
+	if t.dirs, err = suiteDirs(t.f.suites, t.f.evalDirs); err != nil {
 		return nil, err
 	}
 	if t.cfg, err = t.f.oneConfig("tune"); err != nil {
