@@ -300,3 +300,23 @@ func (e Episode) EmbedText() string {
 	}
 	return e.UserText + "\n" + e.ReplyText
 }
+
+// Terms are an episode's indexed terms as its store's analyzer wrote them,
+// in order: its user text's and its reply's.
+type Terms struct {
+	User, Reply []string
+}
+
+// Len is the number of terms, the user text's and the reply's.
+func (t Terms) Len() int { return len(t.User) + len(t.Reply) }
+
+// At returns the i-th term, counting the user text's first.
+func (t Terms) At(i int) string {
+	if i < len(t.User) {
+		return t.User[i]
+	}
+	return t.Reply[i-len(t.User)]
+}
+
+// All returns the user text's terms, then the reply's, in one new slice.
+func (t Terms) All() []string { return append(append(make([]string, 0, t.Len()), t.User...), t.Reply...) }

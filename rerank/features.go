@@ -29,10 +29,11 @@ var FeatureNames = []string{
 	"lacking",
 	"meaning", "meaning_gap",
 	"cos_rank", "cos_gap", "cos_z", "cos_alone", "bridge",
+	"user_coverage", "context_coverage", "alone", "newer", "names", "rarity",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 29
+const NumFeatures = 35
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -48,7 +49,10 @@ const topDepth = DefaultGateDepth
 // below the best of the first candidates' (0 without Options.Meaning), how
 // its cosine stands among the candidates' (cosineStanding; where it matches
 // no term of the message, cos_alone) and what the thesaurus says of its
-// best bridge to the message (Parts.Bridge). The features say how good a candidate is on its own and against
+// best bridge to the message (Parts.Bridge), its coverage by the user text
+// alone and of the recent turns, whether it alone holds a message word and
+// whether a newer candidate shares its words, the message's names it
+// holds and how rare the rarest message word it holds is (Parts). The features say how good a candidate is on its own and against
 // the others; a model of P(relevant | features) is fitted on them (cmd/bench
 // train). Left out on purpose: recency (a model learns the
 // suites' clocks and hides old memories again), the store's IDF mass (it
@@ -81,6 +85,7 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 		f[27] = f[26]
 	}
 	f[28] = float64(c.Bridge)
+	f[29], f[30], f[31], f[32], f[33], f[34] = c.UserCoverage, c.ContextCoverage, c.Alone, c.Newer, c.Names, c.Rarity
 	return dst
 }
 

@@ -53,6 +53,31 @@ type Parts struct {
 	// (retriever.Options.Bridges). The relevance model reads it; the score
 	// does not.
 	Bridge thesaurus.Relation
+	// UserCoverage is Coverage counting only the terms of the episode's
+	// user text: what the person said, not the companion's reply.
+	UserCoverage float64
+	// ContextCoverage is the share of the recent turns' terms (those not in
+	// the message) the episode holds, weighed as Coverage: what a message
+	// that leans on the conversation ("やっぱりそっちにした") is about.
+	ContextCoverage float64
+	// Alone is how informative the most informative message content term
+	// is that this candidate alone of the candidates holds, over the
+	// largest weight of the message's content terms, in [0, 1]: the one
+	// memory holding the message's rarest word (三鷹) is what it follows up.
+	Alone float64
+	// Newer is the most of its held message content terms (by weight) that
+	// one newer candidate holds too, in [0, 1]: a later memory of the same
+	// topic, whose state may have replaced this one's.
+	Newer float64
+	// Names is the share (by weight) of the names the message gives
+	// (tokenize.NameFinder: "Emma") that the episode holds; 0 when the
+	// message gives none.
+	Names float64
+	// Rarity is how rare the rarest message content term the episode
+	// holds is in the store: its IDF over that of a term two episodes
+	// hold, at most 1. A match on "day" or 今日 is a match on what every
+	// memory says; on 三鷹, on what one does.
+	Rarity float64
 }
 
 // Final returns the score of parts under w:
@@ -99,6 +124,10 @@ type Candidate struct {
 	Parts
 	// Added: a neighbour no search found (Neighbors.Fetch).
 	Added bool
+	// Held has bit j set when the episode holds the message's content term
+	// j, in the caller's numbering (the retriever's: its first 64), for
+	// Parts.Alone and Parts.Newer.
+	Held uint64
 }
 
 // Scored is a scored candidate.

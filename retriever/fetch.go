@@ -16,6 +16,7 @@ import (
 	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/thesaurus"
+	"github.com/omoide/omoide/tokenize"
 )
 
 // fetch reads the fused candidates' episodes, their n-grams and, when the
@@ -26,11 +27,20 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 	if rt.opts.Rank.MeasuresTerms() || rt.withCandidates {
 		terms := rt.q.terms[0] // the message's, unless clipped for BM25
 		if c := rt.opts.BM25.MaxChars; c > 0 && utf8.RuneCountInString(pytext.Compact(rt.text)) > c {
-			terms = rt.analyzer.Terms(rt.text)
+			q := queryTexts{terms: [][]string{rt.analyzer.Terms(rt.text)}}
+			q.withoutTimeTerms(rt.timeTerms)
+			terms = q.terms[0]
+		}
+		var context []string // the recent turns' terms, newest first (BM25.MessageFirst's Q2)
+		if len(rt.q.terms) > 1 && rt.opts.BM25.MessageFirst {
+			context = rt.q.terms[1]
 		}
 		var err error
-		if rt.cover, err = rt.termWeights(ctx, terms); err != nil {
+		if rt.cover, err = rt.termWeights(ctx, terms, context); err != nil {
 			return err
+		}
+		if nf, ok := rt.analyzer.(tokenize.NameFinder); ok && rt.cover != nil {
+			rt.cover.markNames(nf.Names(rt.text))
 		}
 		if kana, _, _, _ := lang.Shares(rt.text); rt.bridges != nil && rt.opts.Bridges && kana > 0 {
 			rt.bridge = newBridgeWords(rt.bridges, terms)
@@ -79,7 +89,7 @@ func (r *Retriever) read(ctx context.Context, ids []int64, m measures) ([]episod
 	eps, grams, covs, errs := make([][]episode.Episode, parts), make([][]ngram.Set, parts), make([][]termMatch, parts), make([]error, parts)
 	read := func(p int) {
 		part := ids[p*len(ids)/parts : (p+1)*len(ids)/parts]
-		var held [][]string
+		var held []episode.Terms
 		if m.cover == nil && m.meaning == nil && m.bridge == nil {
 			eps[p], errs[p] = r.store.GetMany(ctx, part)
 		} else {
@@ -98,11 +108,15 @@ func (r *Retriever) read(ctx context.Context, ids []int64, m measures) ([]episod
 			if m.cover != nil {
 				covs[p][i] = m.cover.match(held[i], &sc)
 			}
+			var all []string
+			if m.meaning != nil || m.bridge != nil {
+				all = held[i].All()
+			}
 			if m.meaning != nil {
-				covs[p][i].meaning = cosine(m.meaning, r.opts.Meaning.TermsVector(held[i]))
+				covs[p][i].meaning = cosine(m.meaning, r.opts.Meaning.TermsVector(all))
 			}
 			if m.bridge != nil {
-				covs[p][i].bridge = m.bridge.relation(held[i])
+				covs[p][i].bridge = m.bridge.relation(all)
 			}
 		}
 	}
@@ -126,13 +140,28 @@ func (r *Retriever) read(ctx context.Context, ids []int64, m measures) ([]episod
 // term and its synonyms are one class: df is the sum of theirs (at most N),
 // and an episode holding any of them holds the term. With
 // Options.LightTerms, a light term (tokenize.Lexicon.Light) weighs
-// lightShare of its IDF and counts only beside a held content term.
+// lightShare of its IDF and counts only beside a held content term. The
+// recent turns' terms that are none of the message's are among the terms
+// too, marked context: they make contextCoverage, never the message's.
 type termWeights struct {
 	terms   []string
 	weights []float64
 	light   []bool // light[i]: terms[i] is a function word or light verb
 	unseen  []bool // unseen[i]: no episode holds terms[i] (Options.UnseenTerms)
+	context []bool // context[i]: terms[i] is the recent turns', not the message's
 	sum     float64
+	ctxSum  float64 // the context terms' weights
+	// content has bit i set for the message's content terms (weighed, not
+	// light, not context) among the first 64: termMatch.held's bits.
+	content uint64
+	// replyDiscount is Options.ReplyDiscount.
+	replyDiscount float64
+	// most is the weight of a term no episode but one holds, ln(1 + N/2):
+	// the scale of a held term's rarity (Parts.Rarity).
+	most float64
+	// names has bit i set for the content terms that are names in the
+	// message (tokenize.NameFinder): "Emma", not "grocery".
+	names uint64
 	// next[i] is the index of the term that follows terms[i] in the
 	// message, -1 for the last; pairSum weighs every adjacent pair.
 	next    []int
@@ -188,15 +217,24 @@ func (b *bridgeWords) relation(held []string) thesaurus.Relation {
 
 // matchScratch is termWeights.match's working space.
 type matchScratch struct {
-	seen []bool
-	idx  []int
+	seen, user []bool
+	idx        []int
 }
 
 // termMatch is how an episode's indexed terms match the message's.
 type termMatch struct {
 	coverage, proximity, lacking float64
-	meaning                      float64            // Parts.Meaning
-	bridge                       thesaurus.Relation // Parts.Bridge
+	// userCoverage is coverage counting only the terms of the user text:
+	// a match only in the companion's reply is no word of the person's.
+	userCoverage float64
+	// contextCoverage is the same share of the recent turns' terms
+	// (termWeights' context terms): what a turn that leans on them is about.
+	contextCoverage float64
+	// held has bit j set when the episode holds message content term j
+	// (termWeights.content), for its standing among the candidates.
+	held    uint64
+	meaning float64            // Parts.Meaning
+	bridge  thesaurus.Relation // Parts.Bridge
 }
 
 // cosine is the dot product of two unit vectors; 0 when either is nil.
@@ -230,14 +268,35 @@ const lightShare = 0.2
 // lets one word stand between.
 const proximityWindow = 2
 
-// termWeights returns the weights of terms, or nil when they weigh nothing.
-func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeights, error) {
+// maxContextTerms bounds the recent turns' terms weighed for
+// contextCoverage: the newest turns' come first.
+const maxContextTerms = 48
+
+// termWeights returns the weights of terms and of the recent turns' terms
+// context (those that are not the message's, up to maxContextTerms), or
+// nil when the message's weigh nothing.
+func (r *Retriever) termWeights(ctx context.Context, terms, context []string) (*termWeights, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	w := &termWeights{terms: slices.Clone(terms)}
+	w := &termWeights{terms: slices.Clone(terms), replyDiscount: r.opts.ReplyDiscount}
 	slices.Sort(w.terms)
 	w.terms = slices.Compact(w.terms)
+	var extra []string
+	for _, t := range context {
+		if len(extra) == maxContextTerms {
+			break
+		}
+		if _, mine := slices.BinarySearch(w.terms, t); !mine && !slices.Contains(extra, t) {
+			extra = append(extra, t)
+		}
+	}
+	isContext := make(map[string]bool, len(extra))
+	for _, t := range extra {
+		isContext[t] = true
+	}
+	w.terms = append(w.terms, extra...)
+	slices.Sort(w.terms)
 	type key struct {
 		k string
 		o int
@@ -271,9 +330,12 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 		j, _ := slices.BinarySearch(uniq, k)
 		classDF[w.owner[i]] += df[j]
 	}
-	w.weights, w.light, w.unseen = make([]float64, len(w.terms)), make([]bool, len(w.terms)), make([]bool, len(w.terms))
+	n := len(w.terms)
+	w.most = math.Log(1 + float64(total)/2)
+	w.weights, w.light, w.unseen, w.context = make([]float64, n), make([]bool, n), make([]bool, n), make([]bool, n)
 	for i, t := range w.terms {
-		if d := min(classDF[i], total); d > 0 || r.opts.UnseenTerms {
+		w.context[i] = isContext[t]
+		if d := min(classDF[i], total); d > 0 || (r.opts.UnseenTerms && !w.context[i]) {
 			w.weights[i] = math.Log(1 + float64(total)/float64(d+1))
 			if d == 0 {
 				w.unseen[i] = true
@@ -284,12 +346,20 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 			w.light[i] = true
 			w.weights[i] *= lightShare
 		}
-		w.sum += w.weights[i]
+		switch {
+		case w.context[i]:
+			w.ctxSum += w.weights[i]
+		default:
+			w.sum += w.weights[i]
+			if i < 64 && !w.light[i] && w.weights[i] > 0 {
+				w.content |= 1 << i
+			}
+		}
 	}
 	if w.sum == 0 {
 		return nil, nil
 	}
-	w.next = make([]int, len(w.terms))
+	w.next = make([]int, n)
 	for i := range w.next {
 		w.next[i] = -1
 	}
@@ -318,28 +388,59 @@ func (r *Retriever) termWeights(ctx context.Context, terms []string) (*termWeigh
 // test). Lacking is over the terms some episode holds: an unseen one every
 // candidate lacks alike. Light terms (Options.LightTerms) count, in coverage and in
 // proximity, only when the episode holds a content term of the message too.
-// sc is reused from one call to the next.
-func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
+// The user coverage counts the user text's terms alone, the context
+// coverage the recent turns' terms (termMatch). sc is reused from one call
+// to the next.
+func (w *termWeights) match(held episode.Terms, sc *matchScratch) termMatch {
+	n := held.Len()
 	sc.seen = slices.Grow(sc.seen[:0], len(w.terms))[:len(w.terms)]
-	sc.idx = slices.Grow(sc.idx[:0], len(held))[:len(held)]
-	seen, idx := sc.seen, sc.idx
+	sc.user = slices.Grow(sc.user[:0], len(w.terms))[:len(w.terms)]
+	sc.idx = slices.Grow(sc.idx[:0], n)[:n]
+	seen, user, idx := sc.seen, sc.user, sc.idx
 	clear(seen)
+	clear(user)
 	var m termMatch
-	got, light, pairs := 0.0, 0.0, 0.0
-	for p, t := range held {
+	got, light, userGot, userLight, ctxGot := 0.0, 0.0, 0.0, 0.0, 0.0
+	for p := range n {
+		t := held.At(p)
 		idx[p] = -1
 		k, ok := slices.BinarySearch(w.keys, t)
 		for ; ok && k < len(w.keys) && w.keys[k] == t; k++ {
 			j := w.owner[k]
-			if idx[p] < 0 {
+			if idx[p] < 0 && !w.isContext(j) {
 				idx[p] = j
 			}
-			if !seen[j] {
-				seen[j] = true
-				if j < len(w.light) && w.light[j] { // light is nil in a hand-made termWeights
-					light += w.weights[j]
-				} else {
-					got += w.weights[j]
+			isLight := j < len(w.light) && w.light[j] // light is nil in a hand-made termWeights
+			if p < len(held.User) && !user[j] {
+				user[j] = true
+				switch {
+				case w.isContext(j):
+				case isLight:
+					userLight += w.weights[j]
+				default:
+					userGot += w.weights[j]
+				}
+			}
+			if seen[j] {
+				continue
+			}
+			if w.isContext(j) {
+				// the recent turns meet what the person said, not the
+				// reply: a companion's 수고했어 echoes its every reply
+				if p < len(held.User) {
+					seen[j] = true
+					ctxGot += w.weights[j]
+				}
+				continue
+			}
+			seen[j] = true
+			switch {
+			case isLight:
+				light += w.weights[j]
+			default:
+				got += w.weights[j]
+				if j < 64 {
+					m.held |= w.content & (1 << j)
 				}
 			}
 		}
@@ -348,10 +449,18 @@ func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 	if content {
 		got += light
 	}
-	m.coverage = got / w.sum
+	if userGot > 0 {
+		userGot += userLight
+	}
+	// what only the reply holds loses ReplyDiscount of its weight
+	got -= w.replyDiscount * max(0, got-userGot)
+	m.coverage, m.userCoverage = got/w.sum, userGot/w.sum
+	if w.ctxSum > 0 {
+		m.contextCoverage = ctxGot / w.ctxSum
+	}
 	top, missing := 0.0, 0.0
 	for j, wt := range w.weights {
-		if j < len(w.unseen) && w.unseen[j] {
+		if j < len(w.unseen) && w.unseen[j] || w.isContext(j) {
 			continue // every candidate lacks it: it tells none apart
 		}
 		top = max(top, wt)
@@ -366,6 +475,7 @@ func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 		return m
 	}
 	clear(seen) // now: the pair starting at j was found
+	pairs := 0.0
 	for p, j := range idx {
 		if j < 0 || w.next[j] < 0 || seen[j] {
 			continue
@@ -381,3 +491,27 @@ func (w *termWeights) match(held []string, sc *matchScratch) termMatch {
 	m.proximity = pairs / w.pairSum
 	return m
 }
+
+// markNames sets the bits of names (terms as Terms makes them) among the
+// message's content terms.
+func (w *termWeights) markNames(names []string) {
+	for _, n := range names {
+		if j, ok := slices.BinarySearch(w.terms, n); ok && j < 64 {
+			w.names |= w.content & (1 << j)
+		}
+	}
+}
+
+// messageTerms is the number of the message's distinct terms.
+func (w *termWeights) messageTerms() int {
+	n := 0
+	for j := range w.terms {
+		if !w.isContext(j) {
+			n++
+		}
+	}
+	return n
+}
+
+// isContext reports whether term j is the recent turns', not the message's.
+func (w *termWeights) isContext(j int) bool { return j < len(w.context) && w.context[j] }

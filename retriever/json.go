@@ -16,34 +16,40 @@ import (
 
 // hitJSON is the wire shape of a Hit.
 type hitJSON struct {
-	ID          int64               `json:"id"`
-	ExternalID  string              `json:"external_id,omitempty"`
-	User        string              `json:"user"`
-	UserText    string              `json:"user_text"`
-	ReplyText   string              `json:"reply_text"`
-	OccurredAt  time.Time           `json:"occurred_at"`
-	Source      string              `json:"source"`
-	Kind        episode.Kind        `json:"kind"`
-	State       episode.State       `json:"state"`
-	Sensitivity episode.Sensitivity `json:"sensitivity"`
-	Relevance   rerank.Relevance    `json:"relevance,omitempty"` // high or medium; absent for a candidate
-	Reason      string              `json:"reason,omitempty"`
-	Probability float64             `json:"probability,omitempty"`
-	Score       float64             `json:"score"`
-	RRF         float64             `json:"rrf"`
-	RRFNorm     float64             `json:"rrf_norm"`
-	Lex         float64             `json:"lex"`
-	Rec         float64             `json:"rec"`
-	Coverage    float64             `json:"coverage"`
-	Proximity   float64             `json:"proximity"`
-	Lacking     float64             `json:"lacking"`
-	Cosine      float64             `json:"cosine"`
-	LexMessage  float64             `json:"lex_message"`
-	Meaning     float64             `json:"meaning,omitempty" doc:"the cosine of the episode's terms' learned vector with the message's, when the server measures meaning"` // measured with Options.Meaning only
-	InWindow    bool                `json:"in_window,omitempty"`
-	Fate        rerank.Fate         `json:"fate,omitempty" doc:"what the decision did with a candidate: injected, declined, below-level, below-medium, first-below-high, duplicate, over-budget or unjudged"`
-	Why         string              `json:"why,omitempty" doc:"why, in words, naming the number that decided"`
-	DuplicateOf int64               `json:"duplicate_of,omitempty" doc:"the earlier pick a duplicate copies"`
+	ID              int64               `json:"id"`
+	ExternalID      string              `json:"external_id,omitempty"`
+	User            string              `json:"user"`
+	UserText        string              `json:"user_text"`
+	ReplyText       string              `json:"reply_text"`
+	OccurredAt      time.Time           `json:"occurred_at"`
+	Source          string              `json:"source"`
+	Kind            episode.Kind        `json:"kind"`
+	State           episode.State       `json:"state"`
+	Sensitivity     episode.Sensitivity `json:"sensitivity"`
+	Relevance       rerank.Relevance    `json:"relevance,omitempty"` // high or medium; absent for a candidate
+	Reason          string              `json:"reason,omitempty"`
+	Probability     float64             `json:"probability,omitempty"`
+	Score           float64             `json:"score"`
+	RRF             float64             `json:"rrf"`
+	RRFNorm         float64             `json:"rrf_norm"`
+	Lex             float64             `json:"lex"`
+	Rec             float64             `json:"rec"`
+	Coverage        float64             `json:"coverage"`
+	Proximity       float64             `json:"proximity"`
+	Lacking         float64             `json:"lacking"`
+	Cosine          float64             `json:"cosine"`
+	LexMessage      float64             `json:"lex_message"`
+	Meaning         float64             `json:"meaning,omitempty" doc:"the cosine of the episode's terms' learned vector with the message's, when the server measures meaning"` // measured with Options.Meaning only
+	InWindow        bool                `json:"in_window,omitempty"`
+	UserCoverage    float64             `json:"user_coverage,omitempty" doc:"coverage by the terms of the episode's user text alone"`
+	ContextCoverage float64             `json:"context_coverage,omitempty" doc:"the share of the recent turns' terms (those not in the message) the episode holds"`
+	Alone           float64             `json:"alone,omitempty" doc:"the weight of the message's most informative word that this candidate alone holds, over the message's largest"`
+	Newer           float64             `json:"newer,omitempty" doc:"the most of its message words one newer candidate holds too"`
+	Names           float64             `json:"names,omitempty" doc:"the share of the names the message gives that the episode holds"`
+	Rarity          float64             `json:"rarity,omitempty" doc:"how rare in the store the rarest message word the episode holds is, at most 1"`
+	Fate            rerank.Fate         `json:"fate,omitempty" doc:"what the decision did with a candidate: injected, declined, below-level, below-medium, first-below-high, duplicate, over-budget or unjudged"`
+	Why             string              `json:"why,omitempty" doc:"why, in words, naming the number that decided"`
+	DuplicateOf     int64               `json:"duplicate_of,omitempty" doc:"the earlier pick a duplicate copies"`
 }
 
 // MarshalJSON writes the episode's fields and the score parts side by side.
@@ -54,6 +60,7 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 		Relevance: h.Relevance, Reason: h.Reason, Probability: h.Probability, Score: h.Score,
 		RRF: h.RRF, RRFNorm: h.RRFNorm, Lex: h.Lex, Rec: h.Rec, Coverage: h.Coverage, Proximity: h.Proximity,
 		Lacking: h.Lacking, Cosine: h.Cosine, LexMessage: h.LexMessage, Meaning: h.Meaning, InWindow: h.InWindow,
+		UserCoverage: h.UserCoverage, ContextCoverage: h.ContextCoverage, Alone: h.Alone, Newer: h.Newer, Names: h.Names, Rarity: h.Rarity,
 		Fate: h.Verdict.Fate, Why: h.Verdict.Why, DuplicateOf: h.Verdict.Of})
 }
 
@@ -72,7 +79,8 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 		OccurredAt: j.OccurredAt, Source: j.Source, Kind: j.Kind, State: j.State, Sensitivity: j.Sensitivity},
 		Relevance: j.Relevance, Reason: j.Reason, Probability: j.Probability, Score: j.Score,
 		Parts: rerank.Parts{RRF: j.RRF, RRFNorm: j.RRFNorm, Lex: j.Lex, Rec: j.Rec, Coverage: j.Coverage, Proximity: j.Proximity,
-			Lacking: j.Lacking, Cosine: j.Cosine, LexMessage: j.LexMessage, Meaning: j.Meaning, InWindow: j.InWindow},
+			Lacking: j.Lacking, Cosine: j.Cosine, LexMessage: j.LexMessage, Meaning: j.Meaning, InWindow: j.InWindow,
+			UserCoverage: j.UserCoverage, ContextCoverage: j.ContextCoverage, Alone: j.Alone, Newer: j.Newer, Names: j.Names, Rarity: j.Rarity},
 		Verdict: rerank.Verdict{Fate: j.Fate, Why: j.Why, Of: j.DuplicateOf}}
 	return nil
 }

@@ -31,10 +31,11 @@ const (
 // The default preset's fixes of the reference's defects; each line says what
 // it is, docs/quality.md ("The default preset, measured") how it was chosen.
 const (
-	DefaultEmbedTimeout = 2 * time.Second // the bound on the query embedding
-	DefaultMaxMatchRows = 2000            // the rows a BM25 query may match among the person's episodes
-	DefaultMaxPostings  = 20000           // the postings a BM25 query may read in the whole store
-	DefaultMaxTermShare = 0.10            // a word more than this share of the episodes hold is left out of BM25
+	DefaultEmbedTimeout  = 2 * time.Second // the bound on the query embedding
+	DefaultMaxMatchRows  = 2000            // the rows a BM25 query may match among the person's episodes
+	DefaultMaxPostings   = 20000           // the postings a BM25 query may read in the whole store
+	DefaultMaxTermShare  = 0.10            // a word more than this share of the episodes hold is left out of BM25
+	DefaultReplyDiscount = 0.5             // a message word held only in the companion's reply counts half in coverage
 )
 
 // Options configure a Retriever. Start from DefaultOptions or
@@ -89,10 +90,17 @@ type Options struct {
 	// coverage only a fifth of their IDF, and only in an episode that holds
 	// one of the message's content terms too: alone they cover nothing.
 	LightTerms bool
+	// ReplyDiscount is the share of its weight a message term loses in
+	// term coverage when the episode holds it only in the companion's
+	// reply, in [0, 1]: the reply's advice and questions (記得擦防晒哦) are
+	// not what the person said, and a turn that repeats them is seldom
+	// about that exchange. 0 counts the reply as the person's words.
+	ReplyDiscount float64
 	// Forms lets a message term be held by an episode through the other
 	// index terms that stand for it (tokenize.Lexicon.Forms: a Korean
-	// one-syllable noun, 눈, and its forms with particles, 눈이, 눈은), in
-	// term coverage as synonyms are and in the BM25 query.
+	// one-syllable noun, 눈, and its forms with particles, 눈이, 눈은; an
+	// English word and its irregular forms, eat and ate), in term coverage
+	// as synonyms are and in the BM25 query.
 	Forms bool
 	// Location is the person's time zone: the Filter.MaxAgeDays window starts
 	// at a local midnight in it, and time expressions ("昨日") name its
@@ -338,6 +346,7 @@ func DefaultOptions() Options {
 	o.Equivalents = true
 	o.UnseenTerms = true
 	o.LightTerms = true
+	o.ReplyDiscount = DefaultReplyDiscount
 	o.Forms = true
 	o.Rank = rerank.DefaultOptions()
 	return o
@@ -357,11 +366,14 @@ func (o Options) Validate() error {
 		{"Context.Episodes", float64(o.Context.Episodes)}, {"Context.Messages", float64(o.Context.Messages)},
 		{"Context.SessionGap", float64(o.Context.SessionGap)}, {"Filter.MaxAgeDays", float64(o.Filter.MaxAgeDays)},
 		{"Expansion.Neighbours", float64(o.Expansion.Neighbours)}, {"Expansion.MinCosine", o.Expansion.MinCosine},
-		{"Expansion.MaxTermShare", o.Expansion.MaxTermShare},
+		{"Expansion.MaxTermShare", o.Expansion.MaxTermShare}, {"ReplyDiscount", o.ReplyDiscount},
 	} {
 		if v.val < 0 {
 			return fmt.Errorf("option %s is %v, must be >= 0", v.name, v.val)
 		}
+	}
+	if o.ReplyDiscount > 1 {
+		return fmt.Errorf("option ReplyDiscount is %v, must be at most 1", o.ReplyDiscount)
 	}
 	if err := o.Filter.Validate(); err != nil {
 		return fmt.Errorf("option Filter: %w", err)

@@ -74,6 +74,7 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 				wf.Until = rt.filter.Until
 			}
 			rt.window = &wf
+			rt.timeTerms = rt.analyzer.Terms(w.Expr)
 			if w.Only {
 				return nil, rt.windowOnly(ctx, w.Expr, res)
 			}
@@ -97,6 +98,7 @@ func (r *Retriever) prepare(ctx context.Context, req Request, res *Result) (*ret
 		}
 	}
 	rt.q = r.queries(rt.analyzer, rt.text, rt.recent)
+	rt.q.withoutTimeTerms(rt.timeTerms)
 	tr.Queries = rt.q.texts
 	if r.opts.BM25.K > 0 {
 		var err error
@@ -235,6 +237,24 @@ func (r *Retriever) queries(a tokenize.Analyzer, text string, recent []Message) 
 	q.bm25 = append(q.bm25, strings.Join(rev, "\n"))
 	q.terms = append(q.terms, terms)
 	return q
+}
+
+// withoutTimeTerms leaves the terms of the message's time expression out of
+// its terms and Q2's, unless nothing of the message would remain: the
+// window already says when (今日寒いね: 今日 is no topic), and searched as
+// a word it finds every memory that says 今日.
+func (q *queryTexts) withoutTimeTerms(time []string) {
+	if len(time) == 0 {
+		return
+	}
+	rest := slices.DeleteFunc(slices.Clone(q.terms[0]), func(t string) bool { return slices.Contains(time, t) })
+	if len(rest) == 0 || len(rest) == len(q.terms[0]) {
+		return
+	}
+	q.terms[0] = rest
+	for i := 1; i < len(q.terms); i++ {
+		q.terms[i] = slices.DeleteFunc(slices.Clone(q.terms[i]), func(t string) bool { return slices.Contains(time, t) })
+	}
 }
 
 // analyzed returns the terms of text compacted and clipped to BM25.MaxChars

@@ -3,6 +3,7 @@ package retriever
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/omoide/omoide/episode"
@@ -48,7 +49,63 @@ func (rt *retrieval) score(ctx context.Context) error {
 		rt.query.Message = ro.Ngrams.Query(rt.text)
 	}
 	rt.scored = rerank.Score(rt.query, cands, rt.now, ro)
-	return rt.neighbors(ctx)
+	if err := rt.neighbors(ctx); err != nil {
+		return err
+	}
+	rt.standing()
+	return nil
+}
+
+// standing sets each candidate's Alone, Newer, Names and Rarity: how it stands among the
+// candidates by the message's content terms it holds (Candidate.Held).
+func (rt *retrieval) standing() {
+	w := rt.cover
+	if w == nil || w.content == 0 {
+		return
+	}
+	var holders [64]int
+	top := 0.0
+	for j := range min(64, len(w.terms)) {
+		if w.content&(1<<j) != 0 {
+			top = max(top, w.weights[j])
+		}
+	}
+	for _, s := range rt.scored {
+		for h := s.Held; h != 0; h &= h - 1 {
+			holders[bits.TrailingZeros64(h)]++
+		}
+	}
+	weigh := func(h uint64) float64 {
+		sum := 0.0
+		for ; h != 0; h &= h - 1 {
+			sum += w.weights[bits.TrailingZeros64(h)]
+		}
+		return sum
+	}
+	for i := range rt.scored {
+		s := &rt.scored[i]
+		if s.Held == 0 || top == 0 {
+			continue
+		}
+		for h := s.Held; h != 0; h &= h - 1 {
+			j := bits.TrailingZeros64(h)
+			if holders[j] == 1 {
+				s.Alone = max(s.Alone, w.weights[j]/top)
+			}
+			if w.most > 0 {
+				s.Rarity = max(s.Rarity, min(1, w.weights[j]/w.most))
+			}
+		}
+		if w.names != 0 {
+			s.Names = weigh(s.Held&w.names) / weigh(w.names)
+		}
+		mine := weigh(s.Held)
+		for _, o := range rt.scored {
+			if o.OccurredAt.After(s.OccurredAt) && o.Held&s.Held != 0 {
+				s.Newer = max(s.Newer, weigh(o.Held&s.Held)/mine)
+			}
+		}
+	}
 }
 
 // dropped records a fused candidate dropped before the ranking in list,
@@ -66,7 +123,8 @@ func (rt *retrieval) candidate(e episode.Episode, g ngram.Set, fused float64, m 
 	inWindow := rt.window != nil && !e.OccurredAt.Before(rt.window.Since) && e.OccurredAt.Before(rt.window.Until)
 	return rerank.Candidate{ID: e.ID, UserText: e.UserText, ReplyText: e.ReplyText, OccurredAt: e.OccurredAt, Grams: g,
 		Parts: rerank.Parts{RRF: fused, Coverage: m.coverage, Proximity: m.proximity, Lacking: m.lacking, InWindow: inWindow, Cosine: rt.arms.cosine(e.ID),
-			Meaning: m.meaning, Bridge: m.bridge}}
+			Meaning: m.meaning, Bridge: m.bridge, UserCoverage: m.userCoverage, ContextCoverage: m.contextCoverage},
+		Held: m.held}
 }
 
 // neighbors raises the candidates next to the first ones in the person's
@@ -220,7 +278,7 @@ func (rt *retrieval) signals() rerank.Signals {
 	// score sets query.Message whenever candidates are asked for
 	s := rerank.Signals{Strength: rt.opts.Rank.Ngrams.Strength(rt.query.Message), UnknownNames: len(rt.unknown)}
 	if rt.cover != nil {
-		s.Terms = len(rt.cover.terms)
+		s.Terms = rt.cover.messageTerms()
 	}
 	s.Kana, s.Han, s.Hangul, s.Latin = lang.Shares(rt.text)
 	return s

@@ -39,7 +39,7 @@ type Store interface {
 	DocFreq(ctx context.Context, terms []string) ([]int, int, error)
 	Count(ctx context.Context, user string) (int, error)
 	GetMany(ctx context.Context, ids []int64) ([]episode.Episode, error)
-	GetManyTerms(ctx context.Context, ids []int64) ([]episode.Episode, [][]string, error)
+	GetManyTerms(ctx context.Context, ids []int64) ([]episode.Episode, []episode.Terms, error)
 	Between(ctx context.Context, user string, limit int, f episode.SearchFilter) ([]episode.Episode, error)
 	Holds(ctx context.Context, user string, terms []string) ([]bool, error)
 	Adjacent(ctx context.Context, user string, ids []int64) ([][2]int64, error)
@@ -255,6 +255,7 @@ type retrieval struct {
 	// prepare
 	filter    episode.SearchFilter  // the arms' filter
 	window    *episode.SearchFilter // the filter inside the message's time window, if it names one
+	timeTerms []string              // the terms of the message's time expression (queryTexts.withoutTimeTerms)
 	recent    []Message             // the recent conversation
 	recentIDs []int64               // the stored episodes that stood in for it
 	q         queryTexts

@@ -94,7 +94,7 @@ func TestTermWeights(t *testing.T) {
 				if r.lexicon == nil { // kept by Forms: so that LightTerms alone decides what is light
 					t.Fatal("the retriever has no lexicon")
 				}
-				w, err := r.termWeights(context.Background(), []string{fever, move, become, fever})
+				w, err := r.termWeights(context.Background(), []string{fever, move, become, fever}, nil)
 				if err != nil || w == nil {
 					t.Fatalf("termWeights = %v, %v", w, err)
 				}
@@ -135,7 +135,7 @@ func TestTermWeightsNothingToWeigh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := r.termWeights(context.Background(), []string{"引っ越し"})
+		w, err := r.termWeights(context.Background(), []string{"引っ越し"}, nil)
 		switch want := math.Log(1+n) * n / (n + youngStore); {
 		case err != nil:
 			t.Fatal(err)
@@ -166,7 +166,7 @@ func TestLightPairAlone(t *testing.T) {
 		{[]string{"熱", "病院"}, 0.9 / 1.3, 0},       // content alone: no pair
 	} {
 		var sc matchScratch
-		m := w.match(tt.held, &sc)
+		m := w.match(episode.Terms{User: tt.held}, &sc)
 		if math.Abs(m.coverage-tt.cover) > 1e-9 || math.Abs(m.proximity-tt.proximity) > 1e-9 {
 			t.Errorf("held %q: coverage %.3f proximity %.3f, want %.3f and %.3f", tt.held, m.coverage, m.proximity, tt.cover, tt.proximity)
 		}

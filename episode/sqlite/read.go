@@ -96,16 +96,16 @@ func (s *Store) GetMany(ctx context.Context, ids []int64) ([]episode.Episode, er
 }
 
 // GetManyTerms is GetMany with each episode's indexed terms: the analyzed
-// terms its FTS row holds, user text and reply together (none without an FTS
-// row), read in the same statement from FTS5's content table by primary key
-// (a tenth less of a retrieval's fetch than through the virtual table and a
-// second statement).
-func (s *Store) GetManyTerms(ctx context.Context, ids []int64) ([]episode.Episode, [][]string, error) {
+// terms its FTS row holds, of its user text and of its reply (none without
+// an FTS row), read in the same statement from FTS5's content table by
+// primary key (a tenth less of a retrieval's fetch than through the virtual
+// table and a second statement).
+func (s *Store) GetManyTerms(ctx context.Context, ids []int64) ([]episode.Episode, []episode.Terms, error) {
 	return s.getMany(ctx, ids, true)
 }
 
 // getMany is GetMany, and GetManyTerms with terms.
-func (s *Store) getMany(ctx context.Context, ids []int64, terms bool) ([]episode.Episode, [][]string, error) {
+func (s *Store) getMany(ctx context.Context, ids []int64, terms bool) ([]episode.Episode, []episode.Terms, error) {
 	if len(ids) == 0 {
 		return nil, nil, nil
 	}
@@ -115,7 +115,7 @@ func (s *Store) getMany(ctx context.Context, ids []int64, terms bool) ([]episode
 	}
 	q := `SELECT ` + episodeColumns + ` FROM episodes WHERE id IN (` + placeholders(len(ids)) + `)`
 	if terms {
-		q = `SELECT ` + episodeColumnsOf("e.") + `, c.c0 || ' ' || c.c1 FROM episodes e
+		q = `SELECT ` + episodeColumnsOf("e.") + `, c.c0, c.c1 FROM episodes e
 			LEFT JOIN episodes_fts_content c ON c.id = e.id WHERE e.id IN (` + placeholders(len(ids)) + `)`
 	}
 	rows, err := s.query(ctx, q, args...)
@@ -124,12 +124,12 @@ func (s *Store) getMany(ctx context.Context, ids []int64, terms bool) ([]episode
 	}
 	defer rows.Close()
 	found := make([]episode.Episode, 0, len(ids))
-	var texts []sql.NullString
+	var texts [][2]sql.NullString
 	for rows.Next() {
 		var e episode.Episode
 		if terms {
-			var text sql.NullString
-			e, err = scanEpisodeAnd(rows, &text)
+			var text [2]sql.NullString
+			e, err = scanEpisodeAnd(rows, &text[0], &text[1])
 			texts = append(texts, text)
 		} else {
 			e, err = scanEpisode(rows)
@@ -143,20 +143,16 @@ func (s *Store) getMany(ctx context.Context, ids []int64, terms bool) ([]episode
 		return nil, nil, fmt.Errorf("episode store: get %d episodes: %w", len(ids), err)
 	}
 	out := make([]episode.Episode, 0, len(found))
-	var held [][]string
+	var held []episode.Terms
 	if terms {
-		held = make([][]string, 0, len(found))
+		held = make([]episode.Terms, 0, len(found))
 	}
 	for _, id := range ids {
 		for j, e := range found {
 			if e.ID == id {
 				out = append(out, e)
 				if terms {
-					var t []string
-					if texts[j].Valid {
-						t = strings.Fields(texts[j].String)
-					}
-					held = append(held, t)
+					held = append(held, episode.Terms{User: strings.Fields(texts[j][0].String), Reply: strings.Fields(texts[j][1].String)})
 				}
 				break
 			}

@@ -434,8 +434,13 @@ type Health struct {
 
 // Hit defines model for Hit.
 type Hit struct {
-	Cosine   float64 `json:"cosine"`
-	Coverage float64 `json:"coverage"`
+	// Alone the weight of the message's most informative word that this candidate alone holds, over the message's largest
+	Alone *float64 `json:"alone,omitempty"`
+
+	// ContextCoverage the share of the recent turns' terms (those not in the message) the episode holds
+	ContextCoverage *float64 `json:"context_coverage,omitempty"`
+	Cosine          float64  `json:"cosine"`
+	Coverage        float64  `json:"coverage"`
 
 	// DuplicateOf the earlier pick a duplicate copies
 	DuplicateOf *int    `json:"duplicate_of,omitempty"`
@@ -451,10 +456,19 @@ type Hit struct {
 	LexMessage float64  `json:"lex_message"`
 
 	// Meaning the cosine of the episode's terms' learned vector with the message's, when the server measures meaning
-	Meaning     *float64        `json:"meaning,omitempty"`
-	OccurredAt  time.Time       `json:"occurred_at"`
-	Probability *float64        `json:"probability,omitempty"`
-	Proximity   float64         `json:"proximity"`
+	Meaning *float64 `json:"meaning,omitempty"`
+
+	// Names the share of the names the message gives that the episode holds
+	Names *float64 `json:"names,omitempty"`
+
+	// Newer the most of its message words one newer candidate holds too
+	Newer       *float64  `json:"newer,omitempty"`
+	OccurredAt  time.Time `json:"occurred_at"`
+	Probability *float64  `json:"probability,omitempty"`
+	Proximity   float64   `json:"proximity"`
+
+	// Rarity how rare in the store the rarest message word the episode holds is, at most 1
+	Rarity      *float64        `json:"rarity,omitempty"`
 	Reason      *string         `json:"reason,omitempty"`
 	Rec         float64         `json:"rec"`
 	Relevance   *HitRelevance   `json:"relevance,omitempty"`
@@ -466,7 +480,10 @@ type Hit struct {
 	Source      string          `json:"source"`
 	State       Hit_State       `json:"state"`
 	User        string          `json:"user"`
-	UserText    string          `json:"user_text"`
+
+	// UserCoverage coverage by the terms of the episode's user text alone
+	UserCoverage *float64 `json:"user_coverage,omitempty"`
+	UserText     string   `json:"user_text"`
 
 	// Why why, in words, naming the number that decided
 	Why *string `json:"why,omitempty"`
