@@ -55,13 +55,15 @@ type Query struct {
 }
 
 // Request is the retrieval request of q. Its context is always non-nil, so
-// the stored episodes never stand in for it.
+// the stored episodes never stand in for it, and its days are those of the
+// offset its now is written with (2026-11-24T20:10:00+09:00: a Japanese
+// person's 昨日), as a companion knows its person's time zone.
 func (q Query) Request() retriever.Request {
 	recent := make([]retriever.Message, len(q.Context))
 	for i, m := range q.Context {
 		recent[i] = retriever.Message{Role: m.Role, Content: m.Content}
 	}
-	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now}
+	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now, Location: q.Now.Location()}
 }
 
 // Episode converts a dataset episode into a store episode whose ExternalID is

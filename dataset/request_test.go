@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -17,5 +18,21 @@ func TestQueryRequest(t *testing.T) {
 	}
 	if (Query{}).Request().Recent == nil {
 		t.Fatal("an empty context became a nil Recent")
+	}
+}
+
+// TestQueryRequestZone: a query's days are those of the offset its now is
+// written with.
+func TestQueryRequestZone(t *testing.T) {
+	var q Query
+	if err := json.Unmarshal([]byte(`{"now": "2026-11-24T00:30:00+09:00"}`), &q); err != nil {
+		t.Fatal(err)
+	}
+	req := q.Request()
+	if req.Location == nil {
+		t.Fatal("no location")
+	}
+	if y, m, d := req.Now.In(req.Location).Date(); y != 2026 || m != 11 || d != 24 {
+		t.Errorf("the turn's day in its zone is %d-%d-%d, want 2026-11-24 (UTC says the 23rd)", y, m, d)
 	}
 }

@@ -17,6 +17,10 @@ type Signals struct {
 	// in each script (lang.Shares, the classifier tokenize and timeexpr
 	// ask too): its language, roughly.
 	Kana, Han, Hangul, Latin float64
+	// Cue: the message asks the companion to remember (smalltalk.CueWord:
+	// 覚えてる, っけ, last time, 上次, 저번에), as most messages that want a
+	// memory do and most small talk does not.
+	Cue bool
 }
 
 // FeatureNames name the features of a candidate, in the order Features
@@ -30,10 +34,11 @@ var FeatureNames = []string{
 	"meaning", "meaning_gap",
 	"cos_rank", "cos_gap", "cos_z", "cos_alone", "bridge",
 	"user_coverage", "context_coverage", "alone", "newer", "names", "rarity",
+	"cue",
 }
 
 // NumFeatures is len(FeatureNames).
-const NumFeatures = 35
+const NumFeatures = 36
 
 // topDepth is how many of the first candidates top_coverage looks at: the
 // gate's depth.
@@ -52,7 +57,8 @@ const topDepth = DefaultGateDepth
 // best bridge to the message (Parts.Bridge), its coverage by the user text
 // alone and of the recent turns, whether it alone holds a message word and
 // whether a newer candidate shares its words, the message's names it
-// holds and how rare the rarest message word it holds is (Parts). The features say how good a candidate is on its own and against
+// holds and how rare the rarest message word it holds is (Parts), and
+// whether the message asks to remember (Signals.Cue). The features say how good a candidate is on its own and against
 // the others; a model of P(relevant | features) is fitted on them (cmd/bench
 // train). Left out on purpose: recency (a model learns the
 // suites' clocks and hides old memories again), the store's IDF mass (it
@@ -86,6 +92,7 @@ func Features(scored []Scored, i int, s Signals, dst []float64) []float64 {
 	}
 	f[28] = float64(c.Bridge)
 	f[29], f[30], f[31], f[32], f[33], f[34] = c.UserCoverage, c.ContextCoverage, c.Alone, c.Newer, c.Names, c.Rarity
+	f[35] = bit(s.Cue)
 	return dst
 }
 

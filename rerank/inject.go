@@ -3,6 +3,7 @@ package rerank
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -33,6 +34,11 @@ type Inject struct {
 	Threshold float64 // the knob: precision against recall; 0 injects whenever a candidate reaches Level
 	Level     float64 // the least probability of an injected candidate; 0 admits every candidate
 	MaxPicks  int     // at most this many picks, within Selection.MaxResults; 0 adds no bound of its own
+	// Relative is the least share of the most probable candidate's
+	// probability an injected candidate must reach beside Level: a
+	// candidate far less likely than the best one is a stranger beside it
+	// (a person minds it), however it clears Level. 0 bounds nothing.
+	Relative float64
 	// AnyDepth is how many of the first candidates make up the retrieval's
 	// probability; 0: all of the first Depth.
 	AnyDepth int
@@ -130,7 +136,7 @@ func (in Inject) validate() error {
 	for _, v := range []struct {
 		name string
 		val  float64
-	}{{"Threshold", in.Threshold}, {"Level", in.Level}} {
+	}{{"Threshold", in.Threshold}, {"Level", in.Level}, {"Relative", in.Relative}} {
 		if v.val < 0 || v.val > 1 {
 			return fmt.Errorf("option Rank.Inject.%s is %v, must be a probability in [0, 1]", v.name, v.val)
 		}
@@ -202,8 +208,15 @@ func (in Inject) selectExplained(scored []Scored, probs []float64, o Selection, 
 	if in.MaxPicks > 0 {
 		o.MaxResults = min(o.MaxResults, in.MaxPicks)
 	}
-	picks := walkExplained(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= in.Level },
+	level := in.Level
+	if in.Relative > 0 {
+		level = max(level, in.Relative*slices.Max(probs))
+	}
+	picks := walkExplained(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= level },
 		func(i int) (Fate, string) {
+			if level > in.Level {
+				return FateBelowLevel, fmt.Sprintf("its probability %.3f is below %.2f of the best candidate's, %.3f", probs[i], in.Relative, level)
+			}
 			return FateBelowLevel, fmt.Sprintf("its probability %.3f is below the level %.2f an injected memory must reach", probs[i], in.Level)
 		}, x)
 	for i := range picks {

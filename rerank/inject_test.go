@@ -261,3 +261,27 @@ func TestShippedModels(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeLevel: with Relative, a candidate far less probable than the
+// best one is not picked, however it clears Level; without, it is.
+func TestRelativeLevel(t *testing.T) {
+	scored := []Scored{{Candidate: Candidate{ID: 1, UserText: "a"}}, {Candidate: Candidate{ID: 2, UserText: "b"}}, {Candidate: Candidate{ID: 3, UserText: "c"}}}
+	probs := []float64{0.2, 0.9, 0.5}
+	for _, tt := range []struct {
+		relative float64
+		want     []int64
+	}{
+		{0, []int64{1, 2, 3}},
+		{0.3, []int64{2, 3}}, // 0.2 < 0.3 × 0.9
+		{0.6, []int64{2}},    // 0.5 < 0.6 × 0.9
+	} {
+		in := Inject{Level: 0.12, Relative: tt.relative, MaxPicks: 3}
+		var got []int64
+		for _, p := range in.Select(scored, probs, Selection{MaxResults: 5}) {
+			got = append(got, p.ID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Relative %v: picks %v, want %v", tt.relative, got, tt.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/ngram"
 	"github.com/omoide/omoide/rerank"
+	"github.com/omoide/omoide/smalltalk"
 	"github.com/omoide/omoide/tokenize"
 )
 
@@ -281,6 +282,7 @@ func (rt *retrieval) signals() rerank.Signals {
 		s.Terms = rt.cover.messageTerms()
 	}
 	s.Kana, s.Han, s.Hangul, s.Latin = lang.Shares(rt.text)
+	_, s.Cue = smalltalk.CueWord(rt.text)
 	return s
 }
 

@@ -53,7 +53,7 @@ var cueWords = []string{
 	"覚えてる", "覚えて", "憶えて", "おぼえて", "思い出", "前に", "この前", "こないだ",
 	"この間", "このあいだ", "以前", "前回", "あの時", "あのとき", "あの頃", "あのころ",
 	"あの日", "あの話", "あの件", "例の", "先日", "続き", "つづき", "言ってた",
-	"言ったよね", "話したよね", "話してた", "前も", "昔", "最近",
+	"言ったよね", "話したよね", "話してた", "前も", "昔", "最近", "っけ",
 	// English.
 	"remember", "remembered", "remembering", "recall", "recalled", "last time",
 	"before", "again", "earlier", "previously", "the other day", "you said",
@@ -64,7 +64,7 @@ var cueWords = []string{
 	"那天", "那次", "刚才", "剛才", "继续", "繼續", "说过", "說過",
 	// Korean.
 	"기억나", "기억해", "기억하", "기억 나", "지난번", "저번에", "저번", "그때", "그 때", "예전에",
-	"전에", "아까", "말했잖아", "얘기했잖아", "말했던", "얘기했던",
+	"전에", "아까", "말했잖아", "얘기했잖아", "말했던", "얘기했던", "더라",
 }
 
 // smallTalkPhrases are the greetings, thanks, acknowledgements and aizuchi
@@ -193,6 +193,15 @@ func CueLang(text string, hint lang.Language) (string, bool) {
 			return w.Expr, true
 		}
 	}
+	return cue, ok
+}
+
+// CueWord returns the leftmost (then longest) cue word of text, as it
+// appears in the normalized text, and whether there is one: Cue without the
+// time expressions, the words by which a person asks the companion to
+// remember (覚えてる, っけ, last time, 上次, 저번에).
+func CueWord(text string) (string, bool) {
+	_, cue, ok := findCue(timeexpr.Normalize(text))
 	return cue, ok
 }
 

@@ -248,3 +248,23 @@ func TestCueLang(t *testing.T) {
 		}
 	}
 }
+
+func TestCueWord(t *testing.T) {
+	for _, tt := range []struct {
+		text, want string
+		ok         bool
+	}{
+		{"あのカフェの名前なんだっけ", "っけ", true},
+		{"뭐였더라", "더라", true},
+		{"ok, remember the cafe?", "remember", true},
+		{"上次那家店叫什么", "上次", true},
+		{"昨日のカフェよかった", "", false}, // a time expression is no cue word
+		{"against the wind", "", false},
+		{"今日の晩飯、鍋にした", "", false},
+	} {
+		got, ok := CueWord(tt.text)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("CueWord(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+}
