@@ -55,15 +55,21 @@ type Query struct {
 }
 
 // Request is the retrieval request of q. Its context is always non-nil, so
-// the stored episodes never stand in for it, and its days are those of the
-// offset its now is written with (2026-11-24T20:10:00+09:00: a Japanese
-// person's 昨日), as a companion knows its person's time zone.
+// the stored episodes never stand in for it, and when its now is written
+// with an offset other than UTC's, its days are that offset's
+// (2026-11-24T20:10:00+09:00: a Japanese person's 昨日), as a companion
+// knows its person's time zone; a now in UTC leaves the retriever's
+// Location to say.
 func (q Query) Request() retriever.Request {
 	recent := make([]retriever.Message, len(q.Context))
 	for i, m := range q.Context {
 		recent[i] = retriever.Message{Role: m.Role, Content: m.Content}
 	}
-	return retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now, Location: q.Now.Location()}
+	req := retriever.Request{User: q.User, Text: q.Text, Recent: recent, Now: q.Now}
+	if _, off := q.Now.Zone(); off != 0 {
+		req.Location = q.Now.Location()
+	}
+	return req
 }
 
 // Episode converts a dataset episode into a store episode whose ExternalID is

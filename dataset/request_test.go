@@ -35,4 +35,10 @@ func TestQueryRequestZone(t *testing.T) {
 	if y, m, d := req.Now.In(req.Location).Date(); y != 2026 || m != 11 || d != 24 {
 		t.Errorf("the turn's day in its zone is %d-%d-%d, want 2026-11-24 (UTC says the 23rd)", y, m, d)
 	}
+	if err := json.Unmarshal([]byte(`{"now": "2026-11-24T00:30:00Z"}`), &q); err != nil {
+		t.Fatal(err)
+	}
+	if req := q.Request(); req.Location != nil {
+		t.Errorf("a now in UTC set the location %v: the retriever's own is to say", req.Location)
+	}
 }

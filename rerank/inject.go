@@ -12,7 +12,8 @@ import (
 const (
 	DefaultInjectThreshold = 0.40 // the retrieval's probability that one of its first candidates is relevant
 	DefaultInjectLevel     = 0.12
-	DefaultInjectMaxPicks  = 3 // a turn's budget: the third pick is rarely needed, the fourth and fifth less
+	DefaultInjectRelative  = 0.2 // a pick under a fifth of the best candidate's probability is a stranger beside it (docs/quality.md, "Everyday chat")
+	DefaultInjectMaxPicks  = 3   // a turn's budget: the third pick is rarely needed, the fourth and fifth less
 	DefaultInjectAnyDepth  = DefaultMaxResults
 	DefaultInjectDepth     = 2 * DefaultMaxResults // the candidates the model was fitted on
 )
@@ -121,8 +122,8 @@ func ShippedModelFor(id string) (*Model, error) {
 // defaultInject is the default preset's decision, with the embedded model.
 func defaultInject() Inject {
 	m, err := DefaultModel()
-	in := Inject{Model: m, Threshold: DefaultInjectThreshold, Level: DefaultInjectLevel, MaxPicks: DefaultInjectMaxPicks,
-		AnyDepth: DefaultInjectAnyDepth, Depth: DefaultInjectDepth}
+	in := Inject{Model: m, Threshold: DefaultInjectThreshold, Level: DefaultInjectLevel, Relative: DefaultInjectRelative,
+		MaxPicks: DefaultInjectMaxPicks, AnyDepth: DefaultInjectAnyDepth, Depth: DefaultInjectDepth}
 	if err != nil {
 		in.Model = nil // Validate reports it
 	}

@@ -37,7 +37,7 @@ func TestUserAndContextCoverage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w.content = 1<<0 | 1<<1
 			var sc matchScratch
-			m := w.match(tt.held, &sc)
+			m := w.match(tt.held, true, &sc)
 			if math.Abs(m.coverage-tt.cover) > 1e-9 || math.Abs(m.userCoverage-tt.user) > 1e-9 || math.Abs(m.contextCoverage-tt.ctxCover) > 1e-9 {
 				t.Errorf("coverage %.3f, user %.3f, context %.3f; want %.3f, %.3f, %.3f", m.coverage, m.userCoverage, m.contextCoverage, tt.cover, tt.user, tt.ctxCover)
 			}
@@ -167,8 +167,26 @@ func TestReplyDiscount(t *testing.T) {
 		{episode.Terms{User: []string{"熱"}, Reply: []string{"下がる"}}, (1.5 + 0.25) / 2},
 	} {
 		var sc matchScratch
-		if m := w.match(tt.held, &sc); math.Abs(m.coverage-tt.cover) > 1e-9 {
+		if m := w.match(tt.held, true, &sc); math.Abs(m.coverage-tt.cover) > 1e-9 {
 			t.Errorf("%+v: coverage %.3f, want %.3f", tt.held, m.coverage, tt.cover)
+		}
+		// a summary or fact written as the reply is all the memory says
+		if m := w.match(tt.held, false, &sc); math.Abs(m.coverage-1) > 1e-9 {
+			t.Errorf("%+v, no companion's reply: coverage %.3f, want 1", tt.held, m.coverage)
+		}
+	}
+	for _, tt := range []struct {
+		e    episode.Episode
+		want bool
+	}{
+		{episode.Episode{UserText: "熱がある", ReplyText: "お大事に"}, true},
+		{episode.Episode{UserText: "熱がある", ReplyText: "お大事に", Kind: episode.KindEpisode}, true},
+		{episode.Episode{ReplyText: "要約: 熱が続いた", Kind: episode.KindSummary}, false},
+		{episode.Episode{UserText: "熱がある", Kind: episode.KindFact}, false},
+		{episode.Episode{ReplyText: "通知: 熱を測る時間", Kind: episode.KindEpisode}, false},
+	} {
+		if got := companionReply(tt.e); got != tt.want {
+			t.Errorf("companionReply(%+v) = %v, want %v", tt.e, got, tt.want)
 		}
 	}
 }

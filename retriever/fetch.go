@@ -32,7 +32,7 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 			terms = q.terms[0]
 		}
 		var context []string // the recent turns' terms, newest first (BM25.MessageFirst's Q2)
-		if len(rt.q.terms) > 1 && rt.opts.BM25.MessageFirst {
+		if len(rt.q.terms) > 1 && rt.opts.BM25.MessageFirst && rt.wants("context_coverage") {
 			context = rt.q.terms[1]
 		}
 		var err error
@@ -60,6 +60,15 @@ func (rt *retrieval) fetch(ctx context.Context) error {
 	rt.tr.Fetch = time.Since(t)
 	rt.tr.Fetched = len(rt.eps)
 	return nil
+}
+
+// wants reports whether a feature of the candidates (rerank.FeatureNames) is
+// needed: the decision's model reads it, or the candidates are asked for.
+// What no one reads is not measured (context_coverage's second DocFreq,
+// the candidates' standing).
+func (rt *retrieval) wants(feature string) bool {
+	m := rt.opts.Rank.Inject.Model
+	return rt.withCandidates || m != nil && slices.Contains(m.Features, feature)
 }
 
 // measures are what read measures of each candidate beside its n-grams.
@@ -106,7 +115,7 @@ func (r *Retriever) read(ctx context.Context, ids []int64, m measures) ([]episod
 		var sc matchScratch
 		for i := range held {
 			if m.cover != nil {
-				covs[p][i] = m.cover.match(held[i], &sc)
+				covs[p][i] = m.cover.match(held[i], companionReply(eps[p][i]), &sc)
 			}
 			var all []string
 			if m.meaning != nil || m.bridge != nil {
@@ -213,6 +222,14 @@ func (b *bridgeWords) relation(held []string) thesaurus.Relation {
 		}
 	}
 	return best
+}
+
+// companionReply reports whether e's reply is the companion's words beside
+// the person's: an exchange with a user text. A summary or a fact written
+// as the reply, or an exchange of the reply alone, is all the memory says
+// (Options.ReplyDiscount spares it).
+func companionReply(e episode.Episode) bool {
+	return (e.Kind == episode.KindEpisode || e.Kind == 0) && strings.TrimSpace(e.UserText) != ""
 }
 
 // matchScratch is termWeights.match's working space.
@@ -389,9 +406,10 @@ func (r *Retriever) termWeights(ctx context.Context, terms, context []string) (*
 // candidate lacks alike. Light terms (Options.LightTerms) count, in coverage and in
 // proximity, only when the episode holds a content term of the message too.
 // The user coverage counts the user text's terms alone, the context
-// coverage the recent turns' terms (termMatch). sc is reused from one call
-// to the next.
-func (w *termWeights) match(held episode.Terms, sc *matchScratch) termMatch {
+// coverage the recent turns' terms (termMatch); a term only the reply holds
+// loses ReplyDiscount of its weight in coverage when reply is the
+// companion's (companionReply). sc is reused from one call to the next.
+func (w *termWeights) match(held episode.Terms, reply bool, sc *matchScratch) termMatch {
 	n := held.Len()
 	sc.seen = slices.Grow(sc.seen[:0], len(w.terms))[:len(w.terms)]
 	sc.user = slices.Grow(sc.user[:0], len(w.terms))[:len(w.terms)]
@@ -452,8 +470,9 @@ func (w *termWeights) match(held episode.Terms, sc *matchScratch) termMatch {
 	if userGot > 0 {
 		userGot += userLight
 	}
-	// what only the reply holds loses ReplyDiscount of its weight
-	got -= w.replyDiscount * max(0, got-userGot)
+	if reply { // what only the companion's reply holds loses ReplyDiscount of its weight
+		got -= w.replyDiscount * max(0, got-userGot)
+	}
 	m.coverage, m.userCoverage = got/w.sum, userGot/w.sum
 	if w.ctxSum > 0 {
 		m.contextCoverage = ctxGot / w.ctxSum

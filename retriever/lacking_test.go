@@ -24,7 +24,7 @@ func TestLacking(t *testing.T) {
 		{nil, 0, 1},
 	} {
 		var sc matchScratch
-		m := w.match(episode.Terms{User: tt.held}, &sc)
+		m := w.match(episode.Terms{User: tt.held}, true, &sc)
 		if math.Abs(m.coverage-tt.cover) > 1e-9 || math.Abs(m.lacking-tt.lacked) > 1e-9 {
 			t.Errorf("held %q: coverage %.3f lacking %.3f, want %.3f and %.3f", tt.held, m.coverage, m.lacking, tt.cover, tt.lacked)
 		}
@@ -49,7 +49,7 @@ func TestLightAlone(t *testing.T) {
 		{nil, 0, 1},
 	} {
 		var sc matchScratch
-		m := w.match(episode.Terms{User: tt.held}, &sc)
+		m := w.match(episode.Terms{User: tt.held}, true, &sc)
 		if math.Abs(m.coverage-tt.cover) > 1e-9 || math.Abs(m.lacking-tt.lacked) > 1e-9 {
 			t.Errorf("held %q: coverage %.3f lacking %.3f, want %.3f and %.3f", tt.held, m.coverage, m.lacking, tt.cover, tt.lacked)
 		}

@@ -53,7 +53,9 @@ func (rt *retrieval) score(ctx context.Context) error {
 	if err := rt.neighbors(ctx); err != nil {
 		return err
 	}
-	rt.standing()
+	if rt.wants("alone") {
+		rt.standing()
+	}
 	return nil
 }
 

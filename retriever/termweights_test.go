@@ -166,7 +166,7 @@ func TestLightPairAlone(t *testing.T) {
 		{[]string{"熱", "病院"}, 0.9 / 1.3, 0},       // content alone: no pair
 	} {
 		var sc matchScratch
-		m := w.match(episode.Terms{User: tt.held}, &sc)
+		m := w.match(episode.Terms{User: tt.held}, true, &sc)
 		if math.Abs(m.coverage-tt.cover) > 1e-9 || math.Abs(m.proximity-tt.proximity) > 1e-9 {
 			t.Errorf("held %q: coverage %.3f proximity %.3f, want %.3f and %.3f", tt.held, m.coverage, m.proximity, tt.cover, tt.proximity)
 		}
