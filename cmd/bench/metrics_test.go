@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omoide/omoide/dataset"
 	"github.com/omoide/omoide/rerank"
 )
 
@@ -304,5 +305,37 @@ func TestSuiteDirsOfSeveralEvals(t *testing.T) {
 	want := []string{"x", filepath.Join(a, "s1"), filepath.Join(a, "s2"), filepath.Join(b, "s3")}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("suiteDirs = %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestKeepHalf: -half keeps the judged people's queries or the others', and
+// every query of a suite that names no halves.
+func TestKeepHalf(t *testing.T) {
+	suite := func(judged ...string) *dataset.Suite {
+		return &dataset.Suite{Judged: judged, Queries: []dataset.Query{{ID: "a1", User: "a"}, {ID: "b1", User: "b"}, {ID: "a2", User: "a"}}}
+	}
+	ids := func(s *dataset.Suite) (out []string) {
+		for _, q := range s.Queries {
+			out = append(out, q.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		half   string
+		judged []string
+		want   []string
+	}{
+		{"", []string{"b"}, []string{"a1", "b1", "a2"}},
+		{"judged", []string{"b"}, []string{"b1"}},
+		{"fit", []string{"b"}, []string{"a1", "a2"}},
+		{"judged", nil, []string{"a1", "b1", "a2"}}, // no halves named: all
+	} {
+		s := suite(tt.judged...)
+		if err := keepHalf(s, tt.half); err != nil || !slices.Equal(ids(s), tt.want) {
+			t.Errorf("-half %q of judged %q: %q, %v; want %q", tt.half, tt.judged, ids(s), err, tt.want)
+		}
+	}
+	if err := keepHalf(suite("b"), "held"); err == nil {
+		t.Error("-half held: no error")
 	}
 }
