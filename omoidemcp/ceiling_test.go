@@ -32,6 +32,7 @@ func TestRecallCeiling(t *testing.T) {
 	const message = "駅前の新しいラーメン屋、また行きたいな"
 	wide := retriever.DefaultOptions()
 	wide.Filter.MaxSensitivity = episode.SensitivitySecret
+	wide.Rank.Inject.Relative = 0 // every memory the message bears on, not only those near the best one: the ceiling is tested
 	for _, p := range []struct {
 		name string
 		cfg  omoide.Config

@@ -216,7 +216,7 @@ func (in Inject) selectExplained(scored []Scored, probs []float64, o Selection, 
 	picks := walkExplained(scored[:min(len(scored), len(probs))], o, func(i int) bool { return probs[i] >= level },
 		func(i int) (Fate, string) {
 			if level > in.Level {
-				return FateBelowLevel, fmt.Sprintf("its probability %.3f is below %.2f of the best candidate's, %.3f", probs[i], in.Relative, level)
+				return FateBelowLevel, fmt.Sprintf("its probability %.3f is below the level %.3f, %.2f of the best candidate's (%.3f)", probs[i], level, in.Relative, level/in.Relative)
 			}
 			return FateBelowLevel, fmt.Sprintf("its probability %.3f is below the level %.2f an injected memory must reach", probs[i], in.Level)
 		}, x)
