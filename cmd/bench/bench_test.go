@@ -512,3 +512,31 @@ func TestEvalMeaning(t *testing.T) {
 		t.Errorf("a meaning weight of 5 changed nothing:\n%s", out)
 	}
 }
+
+// TestChatAgreementFloor runs the default preset on the chat suite's judged
+// half (testdata/chat) and holds every language above the agreement and
+// below the false injects the issue that wrote it started from (docs/quality.md,
+// "Everyday chat": 0.49–0.60 agreement, 0.11–0.35 false injects), with a
+// margin: a change that makes everyday chat worse than before fails here.
+func TestChatAgreementFloor(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "chat.json")
+	runBench(t, "eval", "-eval", filepath.Join("..", "..", "testdata", "chat"), "-preset", "default", "-half", "judged", "-json", jsonPath)
+	r := readReport(t, jsonPath)
+	langs := 0
+	for _, res := range r.Results {
+		if res.Category != "all" {
+			continue
+		}
+		langs++
+		m := res.Metrics.(map[string]any)
+		if a := m["agreement"].(float64); a < 0.48 {
+			t.Errorf("%s: agreement %.3f, below 0.48", res.Suite, a)
+		}
+		if f := m["false_inject_rate"].(float64); f > 0.30 {
+			t.Errorf("%s: false injects %.3f, above 0.30", res.Suite, f)
+		}
+	}
+	if langs != 4 {
+		t.Fatalf("%d languages measured, want 4", langs)
+	}
+}
