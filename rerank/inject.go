@@ -22,8 +22,8 @@ const (
 // of the first Depth candidates its P(relevant) (Features, Model.Probability);
 // the retrieval injects when the probability that one of its first AnyDepth
 // candidates is relevant, 1 − Π(1 − p) (Any), reaches Threshold, and then the
-// candidates whose own probability reaches Level, near-copies skipped and at
-// most MaxPicks. One threshold on each candidate alone is too
+// candidates whose own probability reaches Level and Relative times the best
+// candidate's, near-copies skipped and at most MaxPicks. One threshold on each candidate alone is too
 // strict for conversations, whose relevant episodes are several, each of
 // moderate probability (docs/quality.md).
 //
