@@ -55,8 +55,10 @@ const Version = "1"
 type Config struct {
 	// MaxSensitivity is the most private level recall and list_memories
 	// return, whatever the preset's filter (omoidehttp's
-	// MaxRequestSensitivity); forget_memory treats a memory above it as
-	// absent. Its zero returns normal episodes only.
+	// MaxRequestSensitivity; the commands' -max-request-sensitivity), and
+	// the most private a remember may store: a memory no tool could ever
+	// show is refused, not stored out of reach. forget_memory deletes the
+	// person's own memory at any level. Its zero is normal episodes only.
 	MaxSensitivity episode.Sensitivity
 	// AllowForgetPerson adds the forget_person tool, which erases every
 	// memory of the person and their name.
@@ -150,16 +152,34 @@ type texter interface{ text() string }
 // text is recall's content: the evidence as the model reads it, or why
 // there is none.
 func (o RecallOutput) text() string {
+	var b strings.Builder
 	if o.Evidence != "" {
-		return o.Evidence
+		b.WriteString(strings.TrimRight(o.Evidence, "\n"))
+		// the ids, so that the model can act on one (forget_memory)
+		b.WriteString("\n\nMemories recalled (id, date):")
+		for _, m := range o.Memories {
+			fmt.Fprintf(&b, " #%d (%s)", m.ID, m.OccurredAt.Format(time.DateOnly))
+		}
+	} else {
+		b.WriteString("Nothing recalled: " + o.Declined + ".")
 	}
-	return "Nothing recalled: " + o.Declined + "."
+	if o.LeftOut > 0 {
+		fmt.Fprintf(&b, "\n%d %s left out: %s the recent turns themselves.", o.LeftOut, plural(o.LeftOut, "memory", "memories"), plural(o.LeftOut, "it is", "they are"))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // RecallInput is recall's arguments.
 type RecallInput struct {
 	Message string         `json:"message" jsonschema:"the person's new message"`
-	Recent  []wire.Message `json:"recent,omitempty" jsonschema:"the turns just before it, oldest first, each {role: user or assistant, content}; absent: the person's last stored exchanges"`
+	Recent  []wire.Message `json:"recent,omitempty" jsonschema:"the turns just before it, oldest first, each {role: user or assistant, content}; absent: none (the stored memories are never taken for the conversation)"`
 	Now     string         `json:"now,omitempty" jsonschema:"the time of the message, RFC 3339 (e.g. 2026-05-01T21:30:00+09:00); absent: now. Time expressions such as yesterday are read from it"`
 }
 
@@ -168,6 +188,7 @@ type RecallOutput struct {
 	Evidence string   `json:"evidence" jsonschema:"the EPISODE_EVIDENCE section to read before replying; empty when nothing is recalled"`
 	Memories []Memory `json:"memories" jsonschema:"the memories recalled, most relevant first"`
 	Declined string   `json:"declined,omitempty" jsonschema:"why nothing was recalled, when nothing was"`
+	LeftOut  int      `json:"left_out,omitempty" jsonschema:"memories left out because they are the recent turns themselves"`
 }
 
 // Memory is one memory as the tools return it.
@@ -192,15 +213,17 @@ func (t *tools) recall(ctx context.Context, in RecallInput) (RecallOutput, error
 	if strings.TrimSpace(in.Message) == "" {
 		return RecallOutput{}, errors.New("message is empty: give the person's new message")
 	}
-	req := retriever.Request{User: t.user, Text: in.Message, Now: t.cfg.Now()}
+	// An MCP server is not fed every exchange (the agent picks what to
+	// remember and holds the conversation), so the store's newest memories
+	// never stand in for missing recent turns.
+	req := retriever.Request{User: t.user, Text: in.Message, Now: t.cfg.Now(), Recent: []retriever.Message{}}
 	if in.Recent != nil {
 		recent, err := wire.Messages(in.Recent)
 		if err != nil {
 			return RecallOutput{}, err
 		}
-		req.Recent = recent
-		if req.Recent == nil {
-			req.Recent = []retriever.Message{}
+		if recent != nil {
+			req.Recent = recent
 		}
 	}
 	if in.Now != "" {
@@ -220,7 +243,7 @@ func (t *tools) recall(ctx context.Context, in RecallInput) (RecallOutput, error
 	if err != nil {
 		return RecallOutput{}, err
 	}
-	out := RecallOutput{Evidence: section, Memories: []Memory{}, Declined: res.Trace.Declined}
+	out := RecallOutput{Evidence: section, Memories: []Memory{}, Declined: res.Trace.Declined, LeftOut: res.Trace.Echoes}
 	for _, h := range res.Hits {
 		m := memoryOf(h.Episode)
 		m.Probability, m.Why = h.Probability, h.Reason
@@ -272,12 +295,31 @@ func (t *tools) remember(ctx context.Context, in RememberInput) (RememberOutput,
 			return RememberOutput{}, err
 		}
 	}
+	if e.Sensitivity > t.cfg.MaxSensitivity {
+		return RememberOutput{}, fmt.Errorf("sensitivity %s is above what this server shows (%s): it would be stored where no recall, list or forget of this server reaches it, so it was not; the server's -max-request-sensitivity %s admits it", e.Sensitivity, t.cfg.MaxSensitivity, e.Sensitivity)
+	}
 	if in.ID != "" {
 		if err := episode.CheckExternalID(in.ID); err != nil {
 			return RememberOutput{}, err
 		}
+		if in.OccurredAt == "" {
+			// A retry of a remember that left the time to now: the time
+			// stored the first time, not this call's, is its content.
+			id, err := t.mem.Store.IDByExternal(ctx, t.user, in.ID)
+			if err != nil {
+				return RememberOutput{}, err
+			}
+			if id != 0 {
+				if old, err := t.mem.Store.Get(ctx, id); err == nil {
+					e.OccurredAt = old.OccurredAt
+				}
+			}
+		}
 	}
 	r, err := t.mem.Put(ctx, false, e)
+	if errors.Is(err, episode.ErrConflict) {
+		return RememberOutput{}, fmt.Errorf("id %q is already a memory with other content: remember this one under another id, or forget_memory that one first", in.ID)
+	}
 	if err != nil {
 		return RememberOutput{}, err
 	}
@@ -348,8 +390,9 @@ func (t *tools) forgetMemory(ctx context.Context, in ForgetMemoryInput) (ForgetM
 		return ForgetMemoryOutput{}, fmt.Errorf("id %d: a memory's id is a positive number, from recall or list_memories", in.ID)
 	}
 	e, err := t.mem.Store.Get(ctx, in.ID)
-	if errors.Is(err, episode.ErrNotFound) || err == nil && (e.User != t.user || e.Sensitivity > t.cfg.MaxSensitivity) {
-		// Another person's memory, or one above the ceiling, is as absent.
+	if errors.Is(err, episode.ErrNotFound) || err == nil && e.User != t.user {
+		// Another person's memory is as absent; the person's own goes at
+		// any level, the ceiling bounding what is shown, not what may go.
 		return ForgetMemoryOutput{}, fmt.Errorf("id %d: this person has no such memory (already forgotten, or never stored)", in.ID)
 	}
 	if err != nil {

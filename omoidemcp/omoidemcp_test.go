@@ -3,6 +3,8 @@ package omoidemcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -150,8 +152,11 @@ func TestTools(t *testing.T) {
 	if len(rc.Memories) == 0 || rc.Memories[0].ID != r.ID || rc.Memories[0].Probability <= 0 || rc.Memories[0].Why == "" {
 		t.Fatalf("recall: %+v", rc)
 	}
-	if !strings.HasPrefix(text(res), "[EPISODE_EVIDENCE]") || !strings.Contains(text(res), "味噌ラーメン") || text(res) != rc.Evidence {
-		t.Errorf("recall's content is not the evidence: %q", text(res))
+	// The content is the evidence, then each memory's id and date, for the
+	// model to act on (forget_memory).
+	if !strings.HasPrefix(text(res), strings.TrimRight(rc.Evidence, "\n")) || !strings.HasPrefix(text(res), "[EPISODE_EVIDENCE]") || !strings.Contains(text(res), "味噌ラーメン") ||
+		!strings.Contains(text(res), fmt.Sprintf("#%d (%s)", r.ID, rc.Memories[0].OccurredAt.Format(time.DateOnly))) {
+		t.Errorf("recall's content is not the evidence and the memories' ids: %q", text(res))
 	}
 	if nothing, res := ok[omoidemcp.RecallOutput](t, cs, "recall", map[string]any{"message": "量子コンピュータの仕組みを教えて", "recent": []any{}}); len(nothing.Memories) != 0 || nothing.Declined == "" || !strings.HasPrefix(text(res), "Nothing recalled: ") {
 		t.Errorf("recall of nothing: %+v %q", nothing, text(res))
@@ -254,31 +259,85 @@ func TestHostileArguments(t *testing.T) {
 }
 
 // TestCeilingAndForgetPerson: a memory above the ceiling is neither
-// recalled, listed nor forgotten; forget_person exists only when allowed and
-// needs the name.
+// recalled nor listed, and a remember above it is refused with the flag that
+// admits it, nothing stored; the person's own memory is forgotten at any
+// level; forget_person exists only when allowed and needs the name.
 func TestCeilingAndForgetPerson(t *testing.T) {
 	mem := openMemory(t)
 	cs := connect(t, mem, "はるか", omoidemcp.Config{AllowForgetPerson: true})
-	s, _ := ok[omoidemcp.RememberOutput](t, cs, "remember", map[string]any{"user_text": "合言葉はあおぞらペンギン", "sensitivity": "secret"})
+	if res := call(t, cs, "remember", map[string]any{"user_text": "合言葉はあおぞらペンギン", "sensitivity": "private"}); !res.IsError ||
+		!strings.Contains(text(res), "private") || !strings.Contains(text(res), "-max-request-sensitivity") {
+		t.Errorf("remember above the ceiling: error %v %q, want one naming the level and the flag", res.IsError, text(res))
+	}
+	if n, _ := mem.Store.Count(ctx, "はるか"); n != 0 {
+		t.Fatalf("a refused remember stored %d memories", n)
+	}
+	private := connect(t, mem, "はるか", omoidemcp.Config{MaxSensitivity: episode.SensitivitySecret})
+	s, _ := ok[omoidemcp.RememberOutput](t, private, "remember", map[string]any{"user_text": "合言葉はあおぞらペンギン", "sensitivity": "secret"})
 	if l, _ := ok[omoidemcp.ListOutput](t, cs, "list_memories", map[string]any{}); len(l.Memories) != 0 {
 		t.Errorf("a secret memory is listed at the normal ceiling")
 	}
-	// Above the ceiling, a memory is answered as one never stored (not as
-	// one refused, which would say it exists), and it is kept.
-	if res := call(t, cs, "forget_memory", map[string]any{"id": s.ID}); !res.IsError || !strings.Contains(text(res), "no such memory") || !strings.Contains(text(res), strconv.FormatInt(s.ID, 10)) {
-		t.Errorf("forget_memory of a memory above the ceiling: error %v %q, want the no such memory error", res.IsError, text(res))
-	}
-	if e, err := mem.Store.Get(ctx, s.ID); err != nil || e.UserText != "合言葉はあおぞらペンギン" {
-		t.Errorf("a memory above the ceiling was forgotten: %+v, %v", e, err)
-	}
-	private := connect(t, mem, "はるか", omoidemcp.Config{MaxSensitivity: episode.SensitivitySecret})
 	if l, _ := ok[omoidemcp.ListOutput](t, private, "list_memories", map[string]any{}); len(l.Memories) != 1 || l.Memories[0].Sensitivity != "secret" {
 		t.Errorf("at the secret ceiling: %+v", l.Memories)
 	}
+	// The person's own memory goes at any level: the ceiling bounds what is
+	// shown, not what the person may have forgotten.
+	if f, _ := ok[omoidemcp.ForgetMemoryOutput](t, cs, "forget_memory", map[string]any{"id": s.ID}); f.Deleted != s.ID {
+		t.Errorf("forget_memory of the person's secret memory at the normal ceiling: %+v", f)
+	}
+	if _, err := mem.Store.Get(ctx, s.ID); !errors.Is(err, episode.ErrNotFound) {
+		t.Errorf("the secret memory is still stored: %v", err)
+	}
+	if res := call(t, cs, "forget_memory", map[string]any{"id": s.ID}); !res.IsError || !strings.Contains(text(res), strconv.FormatInt(s.ID, 10)) {
+		t.Errorf("forget_memory twice: %v %q", res.IsError, text(res))
+	}
+	ok[omoidemcp.RememberOutput](t, cs, "remember", map[string]any{"user_text": "合言葉はあおぞらペンギン"})
 	if res := call(t, cs, "forget_person", map[string]any{"confirm": "haruka"}); !res.IsError || !strings.Contains(text(res), "nothing was forgotten") {
 		t.Errorf("forget_person with another name: %s", text(res))
 	}
 	if f, _ := ok[omoidemcp.ForgetPersonOutput](t, cs, "forget_person", map[string]any{"confirm": "はるか"}); f.Erased != 1 {
 		t.Errorf("forget_person: %+v", f)
+	}
+}
+
+// TestRememberRetry: a remember by id whose time was left to now is safe to
+// retry later with the same arguments (present, not a conflict); other
+// content under that id is refused in words of the tools, not of Go.
+func TestRememberRetry(t *testing.T) {
+	mem := openMemory(t)
+	clock := now
+	cs := connect(t, mem, "はるか", omoidemcp.Config{Now: func() time.Time { return clock }})
+	args := map[string]any{"id": "move-2026-12", "user_text": "来月、福岡に引っ越す", "reply_text": "新生活楽しみだね"}
+	first, _ := ok[omoidemcp.RememberOutput](t, cs, "remember", args)
+	clock = clock.Add(1500 * time.Millisecond) // the client timed out and retries
+	again, _ := ok[omoidemcp.RememberOutput](t, cs, "remember", args)
+	if first.Stored != "added" || again.Stored != "present" || again.ID != first.ID {
+		t.Errorf("remember then its retry: %+v, %+v; want added then present, one id", first, again)
+	}
+	res := call(t, cs, "remember", map[string]any{"id": "move-2026-12", "user_text": "来月、大阪に引っ越す"})
+	if !res.IsError || !strings.Contains(text(res), "move-2026-12") || strings.Contains(text(res), "Update") {
+		t.Errorf("other content under the id: error %v %q, want one naming the id and no Go API", res.IsError, text(res))
+	}
+	if n, _ := mem.Store.Count(ctx, "はるか"); n != 1 {
+		t.Errorf("%d memories, want 1", n)
+	}
+}
+
+// TestRecallRightAfterRemember: a recall without recent turns takes nothing
+// of the store for the conversation, so what was just remembered is
+// recalled; a memory the recent turns repeat is left out, and the answer
+// says so.
+func TestRecallRightAfterRemember(t *testing.T) {
+	mem := openMemory(t)
+	cs := connect(t, mem, "はるか", omoidemcp.Config{})
+	r, _ := ok[omoidemcp.RememberOutput](t, cs, "remember", map[string]any{"user_text": "明日は歯医者の予約がある", "reply_text": "がんばってね"})
+	rc, res := ok[omoidemcp.RecallOutput](t, cs, "recall", map[string]any{"message": "歯医者っていつだっけ"})
+	if len(rc.Memories) == 0 || rc.Memories[0].ID != r.ID || rc.LeftOut != 0 {
+		t.Fatalf("recall right after remember: %+v (%q)", rc, text(res))
+	}
+	rc, res = ok[omoidemcp.RecallOutput](t, cs, "recall", map[string]any{"message": "歯医者っていつだっけ",
+		"recent": []any{map[string]any{"role": "user", "content": "明日は歯医者の予約がある"}, map[string]any{"role": "assistant", "content": "がんばってね"}}})
+	if len(rc.Memories) != 0 || rc.LeftOut != 1 || !strings.Contains(text(res), "1 memory left out") {
+		t.Errorf("recall beside recent turns that are the memory: %+v (%q), want it left out and said", rc, text(res))
 	}
 }
