@@ -22,6 +22,7 @@ import (
 	"github.com/omoide/omoide/embed"
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/memorypack"
 	"github.com/omoide/omoide/retriever"
 	"github.com/omoide/omoide/tokenize"
@@ -234,6 +235,9 @@ func (m *Memory) EvidenceWith(ctx context.Context, req retriever.Request, pack m
 	}
 	if req.Location != nil {
 		pack.Location = req.Location
+	}
+	if pack.Intro == "" { // the default preset's: the intro in the person's language
+		pack.Intro = memorypack.IntroFor(lang.Detect(req.Text, req.Lang))
 	}
 	return memorypack.RenderEvidence(evidenceOf(res), pack), res, nil
 }

@@ -319,4 +319,6 @@ func (t Terms) At(i int) string {
 }
 
 // All returns the user text's terms, then the reply's, in one new slice.
-func (t Terms) All() []string { return append(append(make([]string, 0, t.Len()), t.User...), t.Reply...) }
+func (t Terms) All() []string {
+	return append(append(make([]string, 0, t.Len()), t.User...), t.Reply...)
+}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/omoide/omoide/internal/pytext"
+	"github.com/omoide/omoide/lang"
 	"github.com/omoide/omoide/rerank"
 )
 
@@ -146,7 +147,8 @@ type Options struct {
 	Strategy Strategy
 	// Header is the section's first line; "" = "[EPISODE_EVIDENCE]".
 	Header string
-	// Intro is the line after the header; "" = DefaultIntro.
+	// Intro is the line after the header; "" = DefaultIntro, unless the
+	// caller writes it in the message's language (omoide.Memory: IntroFor).
 	Intro string
 	// UserLabel and ReplyLabel name the speakers: `User: 「...」`,
 	// `Partner: 「...」`. "" = "User" and "Partner"; later versions of the
@@ -186,11 +188,28 @@ func ReferenceOptions() Options {
 
 // DefaultOptions returns omoide's default rendering: the layout of the
 // reference up to 2025-12-30 (EarlyReferenceOptions) without the reason line,
-// a debugging aid a model gains nothing from and pays tokens for.
+// a debugging aid a model gains nothing from and pays tokens for, and
+// without a fixed intro: omoide.Memory writes it in the language of the
+// person's message (IntroFor), the zero Intro's Japanese otherwise.
 func DefaultOptions() Options {
 	o := EarlyReferenceOptions()
-	o.ShowReason = false
+	o.ShowReason, o.Intro = false, ""
 	return o
+}
+
+// IntroFor returns the intro line in the language l: DefaultIntro, the
+// reference's Japanese, for Japanese; English for lang.Other (English and
+// every script without Han, kana or Hangul); Chinese and Korean their own.
+func IntroFor(l lang.Language) string {
+	switch l {
+	case lang.Other:
+		return "Below are past exchanges with this person that bear on the current conversation."
+	case lang.Chinese:
+		return "以下是与当前对话相关的过往对话。"
+	case lang.Korean:
+		return "다음은 현재 대화와 관련된 과거 대화입니다."
+	}
+	return DefaultIntro
 }
 
 // EarlyReferenceOptions returns the reference's rendering up to 2025-12-30,

@@ -2,6 +2,7 @@ package memorypack
 
 import (
 	"errors"
+	"github.com/omoide/omoide/lang"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestRenderEvidenceGolden(t *testing.T) {
 }
 
 func TestRenderEvidenceZeroOptionsEqualDefault(t *testing.T) {
-	if (Options{}).withDefaults() != DefaultOptions() {
+	if (Options{}).withDefaults() != DefaultOptions().withDefaults() {
 		t.Errorf("Options{} with defaults = %+v, want DefaultOptions() %+v", (Options{}).withDefaults(), DefaultOptions())
 	}
 	items := []Evidence{{
@@ -364,5 +365,24 @@ func TestParseStrategy(t *testing.T) {
 		if want := `memorypack: unknown injection strategy "` + tt.in + `" (want quote_key_parts, summarize or full)`; err.Error() != want {
 			t.Errorf("ParseStrategy(%q) error %q, want %q", tt.in, err, want)
 		}
+	}
+}
+
+// TestIntroFor: the intro in each language a message is written in, the
+// reference's Japanese for Japanese.
+func TestIntroFor(t *testing.T) {
+	seen := map[string]bool{}
+	for _, l := range []lang.Language{lang.Japanese, lang.Chinese, lang.Korean, lang.Other} {
+		in := IntroFor(l)
+		if in == "" || seen[in] {
+			t.Errorf("IntroFor(%q) = %q: empty, or another language's", l, in)
+		}
+		seen[in] = true
+		if got := lang.Detect(in, lang.Chinese); got != l {
+			t.Errorf("IntroFor(%q) = %q, written in %q", l, in, got)
+		}
+	}
+	if IntroFor(lang.Japanese) != DefaultIntro {
+		t.Errorf("the Japanese intro is not the reference's")
 	}
 }
