@@ -19,9 +19,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omoide/omoide"
@@ -66,6 +68,10 @@ type Config struct {
 	// Now is the clock of a recall or a remember that names no time; nil is
 	// time.Now.
 	Now func() time.Time
+	// ReadOnly lists only the tools that write nothing (recall,
+	// list_memories): a read-only store (the commands' -readonly) offers no
+	// tool that could only fail.
+	ReadOnly bool
 }
 
 // tools is one person's tools over a memory.
@@ -92,27 +98,103 @@ func newServer(mem *omoide.Memory, user string, cfg Config, cache *mcp.SchemaCac
 		cfg.Now = time.Now
 	}
 	t := &tools{mem: mem, user: user, cfg: cfg}
-	s := mcp.NewServer(&mcp.Implementation{Name: "omoide", Title: "omoide: long-term memory of a conversation", Version: Version},
-		&mcp.ServerOptions{Instructions: instructions, SchemaCache: cache})
+	// No list_changed: the tools never change while a session lasts; no
+	// logging capability: the server sends no log messages.
+	s := mcp.NewServer(&mcp.Implementation{Name: "omoide", Title: "omoide: long-term memory of a conversation", Version: version()},
+		&mcp.ServerOptions{Instructions: instructions, SchemaCache: cache, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	yes, no := true, false
-	mcp.AddTool(s, &mcp.Tool{Name: ToolRecall, Title: "Recall",
+	var errs []error
+	errs = append(errs, addTool(s, &mcp.Tool{Name: ToolRecall, Title: "Recall",
 		Description: "The past exchanges with this person worth remembering now, given their new message (and the turns just before it), as an EPISODE_EVIDENCE section to read before replying; nothing when no memory bears on it. Call it with each new message.",
-		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, strict(t.recall))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolRemember, Title: "Remember",
-		Description: "Store one exchange with this person (their message and your reply) so that later recalls can find it. Give an id to make a retry store it once.",
-		Annotations: &mcp.ToolAnnotations{Title: "Remember", DestructiveHint: &no, OpenWorldHint: &no}}, strict(t.remember))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolListMemories, Title: "List memories",
+		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.recall, schemaOfRecall))
+	if !cfg.ReadOnly {
+		errs = append(errs, addTool(s, &mcp.Tool{Name: ToolRemember, Title: "Remember",
+			Description: "Store one exchange with this person (their message and your reply) so that later recalls can find it. Give an id to make a retry store it once.",
+			Annotations: &mcp.ToolAnnotations{Title: "Remember", DestructiveHint: &no, OpenWorldHint: &no}}, t.remember, schemaOfRemember))
+	}
+	errs = append(errs, addTool(s, &mcp.Tool{Name: ToolListMemories, Title: "List memories",
 		Description: "This person's memories, newest first, a page at a time: pass next_cursor back as cursor for the next page.",
-		Annotations: &mcp.ToolAnnotations{Title: "List memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, strict(t.list))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolForgetMemory, Title: "Forget a memory",
-		Description: "Delete one of this person's memories by its id (from recall or list_memories): its text is erased from the store, not hidden.",
-		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}}, strict(t.forgetMemory))
-	if cfg.AllowForgetPerson {
-		mcp.AddTool(s, &mcp.Tool{Name: ToolForgetPerson, Title: "Forget this person",
+		Annotations: &mcp.ToolAnnotations{Title: "List memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.list, schemaOfList))
+	if !cfg.ReadOnly {
+		errs = append(errs, addTool(s, &mcp.Tool{Name: ToolForgetMemory, Title: "Forget a memory",
+			Description: "Delete one of this person's memories by its id (from recall or list_memories): its text is erased from the store, not hidden.",
+			Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}}, t.forgetMemory, schemaOfForgetMemory))
+	}
+	if cfg.AllowForgetPerson && !cfg.ReadOnly {
+		errs = append(errs, addTool(s, &mcp.Tool{Name: ToolForgetPerson, Title: "Forget this person",
 			Description: "Erase every memory of this person and their name, at their request. It cannot be undone: confirm must be the person's name.",
-			Annotations: &mcp.ToolAnnotations{Title: "Forget this person", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}}, strict(t.forgetPerson))
+			Annotations: &mcp.ToolAnnotations{Title: "Forget this person", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}}, t.forgetPerson, schemaOfForgetPerson))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// version is the server's version in the handshake: the module's, as the
+// binary was built (a tagged release, or a pseudo-version of a commit), or
+// Version when the build says none (go test, go run).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				return Version + "+" + s.Value[:12]
+			}
+		}
+	}
+	return Version
+}
+
+// addTool adds a tool whose arguments are described by the schema of In
+// that adjust completes (enums, bounds, formats: what the prose says, said
+// to a validator) and read by strict. The SDK validates the arguments
+// against that schema and hands them on as a map, never decoding them into
+// In itself: a wrong type is strict's error, in the tool's words, not Go's.
+func addTool[In, Out any](s *mcp.Server, tool *mcp.Tool, f func(context.Context, In) (Out, error), adjust func(*jsonschema.Schema)) error {
+	sch, err := jsonschema.For[In](nil)
+	if err != nil {
+		return fmt.Errorf("omoidemcp: the schema of %s: %w", tool.Name, err)
+	}
+	adjust(sch)
+	tool.InputSchema = sch
+	mcp.AddTool(s, tool, strict(f))
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The arguments' schemas, as their prose says them.
+func schemaOfRecall(s *jsonschema.Schema) {
+	p := s.Properties
+	p["message"].MinLength, p["message"].MaxLength = ptr(1), ptr(retriever.MaxMessageBytes)
+	p["now"].Format = "date-time"
+	turn := p["recent"].Items
+	turn.Properties["role"].Enum = []any{"user", "assistant"}
+	turn.Properties["content"].MaxLength = ptr(retriever.MaxMessageBytes)
+}
+
+func schemaOfRemember(s *jsonschema.Schema) {
+	p := s.Properties
+	p["user_text"].MaxLength, p["reply_text"].MaxLength = ptr(episode.MaxTextBytes), ptr(episode.MaxTextBytes)
+	p["occurred_at"].Format = "date-time"
+	p["kind"].Enum = []any{"episode", "fact", "summary", "loop"}
+	p["sensitivity"].Enum = []any{"normal", "private", "secret"}
+	p["id"].MinLength, p["id"].MaxLength = ptr(1), ptr(episode.MaxExternalIDLen)
+}
+
+func schemaOfList(s *jsonschema.Schema) {
+	s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = ptr(1.0), ptr(float64(MaxPage))
+}
+
+func schemaOfForgetMemory(s *jsonschema.Schema) {
+	s.Properties["id"].Minimum = ptr(1.0)
+}
+
+func schemaOfForgetPerson(s *jsonschema.Schema) {
+	s.Properties["confirm"].MaxLength = ptr(episode.MaxUserLen)
 }
 
 const instructions = `omoide is this person's long-term memory of your conversations. Call recall with each new message and read what it returns before replying; call remember after each exchange worth keeping. Every tool acts for this person only.`
@@ -122,8 +204,8 @@ const instructions = `omoide is this person's long-term memory of your conversat
 // unknown or repeated field, each value of its type (internal/strictjson).
 // The SDK has validated them against the schema, but decoding replaces bad
 // UTF-8 with U+FFFD silently, which would store a changed text.
-func strict[In, Out any](f func(context.Context, In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
-	return func(ctx context.Context, req *mcp.CallToolRequest, _ In) (*mcp.CallToolResult, Out, error) {
+func strict[In, Out any](f func(context.Context, In) (Out, error)) mcp.ToolHandlerFor[map[string]any, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Out, error) {
 		var in In
 		var zero Out
 		args := []byte(req.Params.Arguments)

@@ -44,7 +44,7 @@ created when missing. Logs go to standard error; standard output carries the pro
 	if err != nil {
 		return err
 	}
-	srv, err := omoidemcp.NewServer(mem, *user, omoidemcp.Config{MaxSensitivity: ceiling, AllowForgetPerson: *forgetPerson})
+	srv, err := omoidemcp.NewServer(mem, *user, omoidemcp.Config{MaxSensitivity: ceiling, AllowForgetPerson: *forgetPerson, ReadOnly: sc.readOnly})
 	if err == nil {
 		err = srv.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}})
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
