@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/omoidemcp"
 )
@@ -46,7 +44,7 @@ created when missing. Logs go to standard error; standard output carries the pro
 	}
 	srv, err := omoidemcp.NewServer(mem, *user, omoidemcp.Config{MaxSensitivity: ceiling, AllowForgetPerson: *forgetPerson, ReadOnly: sc.readOnly})
 	if err == nil {
-		err = srv.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}})
+		err = srv.Run(ctx, &omoidemcp.StdioTransport{In: os.Stdin, Out: stdout})
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			err = nil // the client closed its end, or a signal stopped the process
 		}
@@ -56,9 +54,3 @@ created when missing. Logs go to standard error; standard output carries the pro
 	}
 	return err
 }
-
-// nopWriteCloser is w with a Close that leaves it open: the protocol's end
-// does not close the process's standard output.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +219,75 @@ func TestMCPHTTP(t *testing.T) {
 	req.Header.Set(omoidehttp.UserHeader, other)
 	if node.ServeHTTP(w, req); w.Code != http.StatusMisdirectedRequest || !strings.Contains(w.Body.String(), peers[1]) {
 		t.Errorf("a person another node owns: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestMCPStdioBadLinesAndEOF drives the installed binary with raw lines, as a
+// hand-written client or a shell pipe does: each line that is no message is
+// answered with a JSON-RPC error and the session goes on; the calls written
+// before stdin closes are answered, and what they stored is stored.
+func TestMCPStdioBadLinesAndEOF(t *testing.T) {
+	clearEnv(t)
+	bin := buildOmoide(t)
+	db := filepath.Join(t.TempDir(), "memory.db")
+	bad := []struct {
+		line string
+		code float64
+	}{
+		{"this is not json", -32700},
+		{`{"jsonrpc": "2.0", "id": 9, "method": "tools/list"`, -32700},     // cut short
+		{`[{"jsonrpc": "2.0", "id": 10, "method": "tools/list"}]`, -32600}, // a batch
+		{`{"jsonrpc": "1.0", "id": 11, "method": "tools/list"}`, -32600},
+		{`{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}`, -32600},
+		{`{"jsonrpc": "2.0", "id": 12, "method": "ping"} {"jsonrpc": "2.0", "id": 13, "method": "ping"}`, -32700},
+		{`{"jsonrpc": "2.0", "id": 14, "method": "tools/call", "params": {"name": "remember", "arguments": {"user_text": "` + strings.Repeat("x", 20<<20) + `"}}}`, -32600},
+	}
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "sh", "version": "1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc": "2.0", "method": "notifications/initialized"}` + "\n")
+	for _, b := range bad {
+		in.WriteString(b.line + "\n")
+	}
+	in.WriteString(`{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "remember", "arguments": {"user_text": "明日は歯医者の予約がある", "reply_text": "がんばって"}}}` + "\n")
+	cmd := exec.Command(bin, "mcp", "-db", db, "-user", "はるか")
+	cmd.Env = append(os.Environ(), envToken+"=")
+	cmd.Stdin = strings.NewReader(in.String())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("omoide mcp: %v\n%s", err, stderr.String())
+	}
+	var errors []float64
+	answered := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID    any `json:"id"`
+			Error *struct {
+				Code float64 `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("a line of stdout is no JSON: %q", line)
+		}
+		if m.Error != nil {
+			errors = append(errors, m.Error.Code)
+		} else if id, ok := m.ID.(float64); ok {
+			answered[id] = true
+		}
+	}
+	var want []float64
+	for _, b := range bad {
+		want = append(want, b.code)
+	}
+	if !slices.Equal(errors, want) {
+		t.Errorf("error codes %v, want %v, one a bad line", errors, want)
+	}
+	if !answered[1] || !answered[2] {
+		t.Errorf("answered %v: want the initialize (1) and the remember written before stdin closed (2)", answered)
+	}
+	code, list, _ := runCLI(t, "export", "-db", db, "-user", "はるか")
+	if code != 0 || !strings.Contains(list, "歯医者") {
+		t.Errorf("the remember before EOF is not stored: %d %q", code, list)
 	}
 }
