@@ -14,6 +14,7 @@
 package omoidemcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -43,6 +44,10 @@ const (
 	ToolForgetPerson = "forget_person"
 )
 
+// DefaultMaxBody is the request body bound of a Handler whose Config.MaxBody
+// is 0: the REST API's (omoidehttp.DefaultMaxBody).
+const DefaultMaxBody = 4 << 20
+
 // DefaultPage and MaxPage bound a list_memories page.
 const (
 	DefaultPage = 20
@@ -68,6 +73,11 @@ type Config struct {
 	// Now is the clock of a recall or a remember that names no time; nil is
 	// time.Now.
 	Now func() time.Time
+	// MaxBody bounds a request's body over HTTP (Handler), as the REST
+	// API's Config.MaxBody does (its -max-body); 0: DefaultMaxBody. A
+	// recall with a long conversation fits many times over: only the last
+	// retriever.DefaultContextMessages of its recent turns count.
+	MaxBody int64
 	// ReadOnly lists only the tools that write nothing (recall,
 	// list_memories): a read-only store (the commands' -readonly) offers no
 	// tool that could only fail.
@@ -261,7 +271,7 @@ func plural(n int, one, many string) string {
 // RecallInput is recall's arguments.
 type RecallInput struct {
 	Message string         `json:"message" jsonschema:"the person's new message"`
-	Recent  []wire.Message `json:"recent,omitempty" jsonschema:"the turns just before it, oldest first, each {role: user or assistant, content}; absent: none (the stored memories are never taken for the conversation)"`
+	Recent  []wire.Message `json:"recent,omitempty" jsonschema:"the turns just before it, oldest first, each {role: user or assistant, content}; only the last 6 count; absent: none (the stored memories are never taken for the conversation)"`
 	Now     string         `json:"now,omitempty" jsonschema:"the time of the message, RFC 3339 (e.g. 2026-05-01T21:30:00+09:00); absent: now. Time expressions such as yesterday are read from it"`
 }
 
@@ -534,5 +544,5 @@ func (h *Handler) For(user string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, err.Error(), http.StatusBadRequest) })
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: 4 * episode.MaxRecordBytes})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: cmp.Or(h.cfg.MaxBody, DefaultMaxBody)})
 }

@@ -170,6 +170,23 @@ func TestMCPHTTP(t *testing.T) {
 	if n, err := mem.Store.Count(context.Background(), "はるか"); err != nil || n != 1 {
 		t.Fatalf("stored for はるか: %d, %v", n, err)
 	}
+	// A recall with a long conversation (24 Japanese turns, 72 KB) is
+	// answered, as the REST API's bound admits it.
+	var recent []any
+	for i := range 24 {
+		role := []string{"user", "assistant"}[i%2]
+		recent = append(recent, map[string]any{"role": role, "content": strings.Repeat("今日はいい天気だったね。", 85)})
+	}
+	if text, _ := tool(t, haruka, "recall", map[string]any{"message": "合言葉はなんだっけ", "recent": recent}, false); text == "" {
+		t.Error("a recall with 24 recent turns: no answer")
+	}
+	// A retry by id, occurred_at left to now, a second later: present.
+	_, first := tool(t, haruka, "remember", map[string]any{"id": "move-2026-12", "user_text": "来月引っ越す", "reply_text": "楽しみだね"}, false)
+	time.Sleep(1100 * time.Millisecond) // the stored time is whole seconds: let the clock pass one
+	_, again := tool(t, haruka, "remember", map[string]any{"id": "move-2026-12", "user_text": "来月引っ越す", "reply_text": "楽しみだね"}, false)
+	if first["stored"] != "added" || again["stored"] != "present" || again["id"] != first["id"] {
+		t.Errorf("remember and its retry over HTTP: %v, %v", first, again)
+	}
 	kenta := session(headers{user: "kenta", token: "tok"})
 	if recalls(t, kenta, "合言葉はなんだっけ、あおぞらペンギンだったかな", id) {
 		t.Error("kenta recalls haruka's memory")

@@ -86,7 +86,7 @@ func (c *serveConfig) handler(mem *omoide.Memory, addr net.Addr) http.Handler {
 	api := omoidehttp.NewHandler(mem, c.http)
 	known := hosts.Of(addr.String())
 	if c.mcp {
-		tools := omoidemcp.NewHandler(mem, omoidemcp.Config{MaxSensitivity: c.http.MaxRequestSensitivity, AllowForgetPerson: c.forgetPerson, ReadOnly: c.sc.readOnly})
+		tools := omoidemcp.NewHandler(mem, omoidemcp.Config{MaxSensitivity: c.http.MaxRequestSensitivity, AllowForgetPerson: c.forgetPerson, ReadOnly: c.sc.readOnly, MaxBody: c.http.MaxBody})
 		forUser := tools.For
 		if c.http.Token == "" {
 			forUser = func(user string) http.Handler { return omoidehttp.LocalHostsOnly(tools.For(user), known) }
