@@ -179,7 +179,9 @@ func (h *Handler) request(f *askForm) (req retriever.Request, sens episode.Sensi
 	sens = -1
 	f.Errors = map[string]string{}
 	req = retriever.Request{User: f.User, Text: f.Text, WithCandidates: true}
-	if err := episode.CheckStoredUser(f.User); err != nil {
+	// The rule a retrieval checks (episode.CheckUser): a name it would refuse
+	// is the field's error, not the page's.
+	if err := episode.CheckUser(f.User); err != nil {
 		f.Errors["user"] = "Name a person: " + strings.TrimPrefix(err.Error(), "user ") + "."
 	}
 	if strings.TrimSpace(f.Text) == "" {
@@ -265,6 +267,13 @@ func (h *Handler) ask(r *http.Request) (view, error) {
 	v.Form = f
 	if !ok {
 		return view{name: "ask", data: v, status: http.StatusBadRequest}, nil
+	}
+	switch n, err := h.mem.Store.CountUpTo(r.Context(), req.User, h.cfg.MaxSensitivity); {
+	case err != nil:
+		return view{}, err
+	case n == 0:
+		v.Form.Errors = map[string]string{"user": fmt.Sprintf("No person named %q has a memory this inspector shows.", req.User)}
+		return view{name: "ask", data: v, status: http.StatusNotFound}, nil
 	}
 	mem, err := h.memoryFor(f.Preset)
 	if err != nil {

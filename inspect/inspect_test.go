@@ -227,6 +227,10 @@ func TestAskBadInput(t *testing.T) {
 		{"why", "999999", 404, "has no memory 999999"},
 		{"why", "KENTA", 400, "is no episode id"},
 		{"user", "", 400, "Name a person"},
+		{"user", "a/b", 400, "Name a person"}, // a name a retrieval refuses: the field's error, not a 500
+		{"user", "..", 400, "Name a person"},
+		{"user", "a\x00b", 400, "Name a person"},
+		{"user", "nobody", 404, "No person named &#34;nobody&#34;"},
 	} {
 		q := url.Values{"user": {haruka}, "text": {"ラーメン"}}
 		q.Set(c.field, c.value)
