@@ -193,7 +193,7 @@ func (h *Handler) request(f *askForm) (req retriever.Request, sens episode.Sensi
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			role, content, found := strings.Cut(line, ":")
+			role, content, found := strings.Cut(strings.Replace(line, "：", ":", 1), ":") // a Japanese keyboard's colon too
 			if !found {
 				f.Errors["recent"] = fmt.Sprintf("Line %d has no role: write each turn as \"user: …\" or \"assistant: …\".", i+1)
 				break

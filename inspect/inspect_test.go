@@ -248,6 +248,11 @@ func TestAskBadInput(t *testing.T) {
 			t.Errorf("%s=%q: retrieved anyway", c.field, c.value)
 		}
 	}
+	// A turn written with a Japanese keyboard's colon is a turn.
+	q0 := url.Values{"user": {haruka}, "text": {"ラーメン"}, "recent": {"user：味噌ラーメン食べたい\nassistant：いいね"}}
+	if status, body, _ := f.get(t, "/ui/ask?"+q0.Encode()); status != 200 || strings.Contains(body, "has no role") {
+		t.Errorf("recent turns with a full-width colon: %d", status)
+	}
 	// Another person's memory is as absent as one never stored.
 	q := url.Values{"user": {haruka}, "text": {"ラーメン"}, "why": {strconv.FormatInt(f.ids["camp"], 10)}}
 	if status, body, _ := f.get(t, "/ui/ask?"+q.Encode()); status != 404 || strings.Contains(body, "kenta") {

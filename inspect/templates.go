@@ -3,6 +3,8 @@ package inspect
 import (
 	"fmt"
 	"html/template"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,10 +23,38 @@ func parsePages(h *Handler) map[string]*template.Template {
 		"f2":         func(v float64) string { return fmt.Sprintf("%.2f", v) },
 		"f3":         func(v float64) string { return fmt.Sprintf("%.3f", v) },
 		"add":        func(a, b int) int { return a + b },
+		"count":      count,
 	}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
+}
+
+// count says n things: "1 memory", "12,345 memories" (thousands grouped).
+func count(n int, one, many string) string {
+	noun := many
+	if n == 1 {
+		noun = one
+	}
+	return grouped(n) + " " + noun
+}
+
+// grouped writes n with its thousands grouped by commas.
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -1,0 +1,17 @@
+package inspect
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{0, "0 memories"}, {1, "1 memory"}, {2, "2 memories"}, {999, "999 memories"},
+		{1000, "1,000 memories"}, {100000, "100,000 memories"}, {1234567, "1,234,567 memories"}, {-1200, "-1,200 memories"},
+	} {
+		if got := count(tt.n, "memory", "memories"); got != tt.want {
+			t.Errorf("count(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
