@@ -212,7 +212,7 @@ func (h *Handler) request(f *askForm) (req retriever.Request, sens episode.Sensi
 		}
 	}
 	if f.Now != "" {
-		t, err := parseNow(f.Now)
+		t, err := parseNow(f.Now, h.zone())
 		if err != nil {
 			f.Errors["now"] = err.Error()
 		}
@@ -241,10 +241,13 @@ func (h *Handler) request(f *askForm) (req retriever.Request, sens episode.Sensi
 }
 
 // parseNow reads a time as RFC 3339 or as a browser's datetime-local
-// (2026-05-01T21:30, in UTC).
-func parseNow(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
+// (2026-05-01T21:30, in loc: the inspector's zone).
+func parseNow(s string, loc *time.Location) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			return t, nil
 		}
 	}
@@ -330,7 +333,7 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 	tr, o := res.Trace, mem.Retriever.Options()
 	v.Ran, v.Evidence, v.Decision, v.Declined, v.Skipped = true, section, tr.Decision, tr.Declined, tr.Skipped
 	v.Person = h.personPath(req.User)
-	v.NowUsed = req.Now.Format(time.RFC3339)
+	v.NowUsed = req.Now.In(h.zone()).Format(time.RFC3339)
 	v.Context = "the turns given"
 	if req.Recent == nil {
 		v.Context = "the person's last stored exchanges (none given)"
@@ -379,7 +382,7 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 	for i, c := range res.Candidates {
 		cv := candView{Rank: i + 1, ID: c.Episode.ID, Score: c.Score, Prob: c.Probability, Judged: in.On() && i < in.Depth,
 			Fate: c.Verdict.Fate.String(), Why: c.Verdict.Why, Injected: c.Verdict.Fate == rerank.FateInjected,
-			When: c.Episode.OccurredAt.Format("2006-01-02"), Detail: h.personPath(req.User) + "/episodes/" + strconv.FormatInt(c.Episode.ID, 10),
+			When: c.Episode.OccurredAt.In(h.zone()).Format("2006-01-02"), Detail: h.personPath(req.User) + "/episodes/" + strconv.FormatInt(c.Episode.ID, 10),
 			Parts: fmt.Sprintf("rrf %.3f · lex %.3f · rec %.3f · coverage %.2f · proximity %.2f · lacking %.2f · cosine %.3f",
 				c.RRFNorm, c.Lex, c.Rec, c.Coverage, c.Proximity, c.Lacking, c.Cosine)}
 		cv.Text, _ = clip(strings.TrimSpace(c.Episode.UserText+" / "+c.Episode.ReplyText), 120)

@@ -18,7 +18,8 @@ func parsePages(h *Handler) map[string]*template.Template {
 	funcs := template.FuncMap{
 		"base":       func() string { return h.cfg.Base },
 		"personPath": h.personPath,
-		"time":       func(t time.Time) string { return t.Format("2006-01-02 15:04") },
+		"time":       func(t time.Time) string { return t.In(h.zone()).Format("2006-01-02 15:04") },
+		"stamp":      func(t time.Time) string { return t.In(h.zone()).Format("2006-01-02 15:04:05 -07:00") },
 		"ago":        func(t time.Time) string { return ago(h.cfg.Now(), t) },
 		"f2":         func(v float64) string { return fmt.Sprintf("%.2f", v) },
 		"f3":         func(v float64) string { return fmt.Sprintf("%.3f", v) },
@@ -57,4 +58,14 @@ func grouped(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// zone is the time zone of every date the inspector shows and of a typed
+// now without an offset: the memory's (-tz: Pack.Location, the evidence's),
+// UTC without one.
+func (h *Handler) zone() *time.Location {
+	if h.mem != nil && h.mem.Pack.Location != nil {
+		return h.mem.Pack.Location
+	}
+	return time.UTC
 }
