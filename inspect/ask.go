@@ -385,7 +385,8 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 			When: c.Episode.OccurredAt.In(h.zone()).Format("2006-01-02"), Detail: h.personPath(req.User) + "/episodes/" + strconv.FormatInt(c.Episode.ID, 10),
 			Parts: fmt.Sprintf("rrf %.3f · lex %.3f · rec %.3f · coverage %.2f · proximity %.2f · lacking %.2f · cosine %.3f",
 				c.RRFNorm, c.Lex, c.Rec, c.Coverage, c.Proximity, c.Lacking, c.Cosine)}
-		cv.Text, _ = clip(strings.TrimSpace(c.Episode.UserText+" / "+c.Episode.ReplyText), 120)
+		cv.Text, _ = clip(exchange(c.Episode.UserText, c.Episode.ReplyText), 120)
+		cv.Why = strings.TrimPrefix(cv.Why, cv.Fate+" ") // the badge says the fate: "injected (high): …", not "injected injected (high): …"
 		if cv.Injected {
 			v.Injected++
 		}
@@ -439,4 +440,14 @@ func (h *Handler) whyView(v askView, res retriever.Result, st retriever.Standing
 		w.Ranks = append(w.Ranks, armRank{Arm: a.Name, Rank: st.Ranks[i]})
 	}
 	return w
+}
+
+// exchange is an episode's two texts on one line, "user / reply", without
+// the separator when either is empty.
+func exchange(user, reply string) string {
+	user, reply = strings.TrimSpace(user), strings.TrimSpace(reply)
+	if user == "" || reply == "" {
+		return user + reply
+	}
+	return user + " / " + reply
 }

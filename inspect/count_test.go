@@ -15,3 +15,16 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestExchange(t *testing.T) {
+	for _, tt := range []struct{ user, reply, want string }{
+		{"熱がある", "お大事に", "熱がある / お大事に"},
+		{"熱がある", "", "熱がある"},
+		{"", "要約: 熱が続いた", "要約: 熱が続いた"},
+		{" 熱 ", "  ", "熱"},
+	} {
+		if got := exchange(tt.user, tt.reply); got != tt.want {
+			t.Errorf("exchange(%q, %q) = %q, want %q", tt.user, tt.reply, got, tt.want)
+		}
+	}
+}

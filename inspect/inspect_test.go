@@ -248,6 +248,10 @@ func TestAskBadInput(t *testing.T) {
 			t.Errorf("%s=%q: retrieved anyway", c.field, c.value)
 		}
 	}
+	// The badge says the fate; the reason does not say it again.
+	if _, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {"味噌ラーメンの店どこだっけ"}}.Encode()); strings.Contains(body, "injected injected") || !strings.Contains(body, "injected</span>") {
+		t.Errorf("the ask page says the fate twice, or injects nothing")
+	}
 	// A turn written with a Japanese keyboard's colon is a turn.
 	q0 := url.Values{"user": {haruka}, "text": {"ラーメン"}, "recent": {"user：味噌ラーメン食べたい\nassistant：いいね"}}
 	if status, body, _ := f.get(t, "/ui/ask?"+q0.Encode()); status != 200 || strings.Contains(body, "has no role") {
