@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/omoide/omoide"
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/internal/strictjson"
 	"github.com/omoide/omoide/internal/wire"
 	"github.com/omoide/omoide/rerank"
 	"github.com/omoide/omoide/retriever"
@@ -21,7 +23,56 @@ import (
 type askForm struct {
 	User, Text, Recent, Now, Preset, Why string
 	Sens                                 string            // the most private level searched; "": the preset's
+	Threshold                            string            // what if the decision's threshold were this (Request.InjectThreshold); "": the preset's
+	Request                              string            // a retrieve request's JSON to replay: it fills the fields above
 	Errors                               map[string]string // field → what is wrong with it
+}
+
+// replayed is the part of a retrieve request's JSON (the REST API's, as a
+// bot sends it) that the ask page replays; with_candidates, tz and lang are
+// read and need nothing here.
+type replayed struct {
+	User            string         `json:"user"`
+	Text            string         `json:"text"`
+	Recent          []wire.Message `json:"recent"`
+	Now             string         `json:"now"`
+	Preset          string         `json:"preset"`
+	InjectThreshold *float64       `json:"inject_threshold"`
+	WithCandidates  bool           `json:"with_candidates"`
+	TZ              string         `json:"tz"`
+	Lang            string         `json:"lang"`
+	Filter          *struct {
+		MaxSensitivity string          `json:"max_sensitivity"`
+		Kinds          json.RawMessage `json:"kinds"`
+		States         json.RawMessage `json:"states"`
+		MaxAgeDays     json.RawMessage `json:"max_age_days"`
+	} `json:"filter"`
+}
+
+// replay fills f's fields from its Request, the JSON of a retrieve request,
+// or marks the request field with what is wrong with it.
+func (f *askForm) replay() {
+	var r replayed
+	if err := strictjson.DecodeBytesAt([]byte(f.Request), "request", &r); err != nil {
+		f.Errors["request"] = "This is no retrieve request: " + err.Error() + "."
+		return
+	}
+	if r.User != "" {
+		f.User = r.User
+	}
+	f.Text, f.Now, f.Preset = r.Text, r.Now, r.Preset
+	var lines []string
+	for _, m := range r.Recent {
+		lines = append(lines, m.Role+": "+strings.ReplaceAll(m.Content, "\n", " "))
+	}
+	f.Recent = strings.Join(lines, "\n")
+	if r.InjectThreshold != nil {
+		f.Threshold = strconv.FormatFloat(*r.InjectThreshold, 'f', -1, 64)
+	}
+	if r.Filter != nil && r.Filter.MaxSensitivity != "" {
+		f.Sens = r.Filter.MaxSensitivity
+	}
+	f.Request = "" // replayed: the fields say it now, and editing one asks again
 }
 
 // Err returns the error of a field, "" when it has none.
@@ -178,7 +229,20 @@ func (h *Handler) memoryFor(preset string) (*omoide.Memory, error) {
 func (h *Handler) request(f *askForm) (req retriever.Request, sens episode.Sensitivity, ok bool) {
 	sens = -1
 	f.Errors = map[string]string{}
+	if f.Request != "" {
+		if f.replay(); f.Errors["request"] != "" {
+			return req, sens, false
+		}
+	}
 	req = retriever.Request{User: f.User, Text: f.Text, WithCandidates: true}
+	if f.Threshold != "" {
+		th, err := strconv.ParseFloat(f.Threshold, 64)
+		if err != nil || !(th >= 0 && th <= 1) {
+			f.Errors["threshold"] = fmt.Sprintf("%q is no threshold: write a probability from 0 to 1.", f.Threshold)
+		} else {
+			req.InjectThreshold = &th
+		}
+	}
 	// The rule a retrieval checks (episode.CheckUser): a name it would refuse
 	// is the field's error, not the page's.
 	if err := episode.CheckUser(f.User); err != nil {
@@ -258,12 +322,13 @@ func parseNow(s string, loc *time.Location) (time.Time, error) {
 // retrieval as a picture.
 func (h *Handler) ask(r *http.Request) (view, error) {
 	q := r.URL.Query()
-	f := askForm{User: q.Get("user"), Text: q.Get("text"), Recent: q.Get("recent"), Now: q.Get("now"), Preset: q.Get("preset"), Why: q.Get("why"), Sens: q.Get("sens")}
+	f := askForm{User: q.Get("user"), Text: q.Get("text"), Recent: q.Get("recent"), Now: q.Get("now"), Preset: q.Get("preset"), Why: q.Get("why"), Sens: q.Get("sens"),
+		Threshold: q.Get("threshold"), Request: q.Get("request")}
 	v := askView{Form: f, Presets: []string{omoide.PresetDefault, omoide.PresetReference}}
 	for s := episode.SensitivityNormal; s <= h.cfg.MaxSensitivity; s++ {
 		v.Levels = append(v.Levels, s.String())
 	}
-	if f.Text == "" && f.Recent == "" && f.Now == "" && f.Preset == "" && f.Sens == "" {
+	if f.Text == "" && f.Recent == "" && f.Now == "" && f.Preset == "" && f.Sens == "" && f.Threshold == "" && f.Request == "" {
 		return view{name: "ask", data: v}, nil // the form alone
 	}
 	req, sens, ok := h.request(&f)
@@ -408,7 +473,7 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 		}
 		cv.ProbWidth, cv.LevelX = int(c.Probability*probWidth), int(in.Level*probWidth)
 		q := url.Values{"user": {req.User}, "text": {req.Text}, "why": {strconv.FormatInt(c.Episode.ID, 10)}}
-		for k, val := range map[string]string{"recent": v.Form.Recent, "now": v.Form.Now, "preset": v.Form.Preset, "sens": v.Form.Sens} {
+		for k, val := range map[string]string{"recent": v.Form.Recent, "now": v.Form.Now, "preset": v.Form.Preset, "sens": v.Form.Sens, "threshold": v.Form.Threshold} {
 			if val != "" {
 				q.Set(k, val)
 			}

@@ -402,3 +402,35 @@ func TestToken(t *testing.T) {
 		t.Errorf("a forged cookie: %d", status)
 	}
 }
+
+// TestReplay: a bot's retrieve request, pasted as JSON, is the retrieval
+// the ask page shows: its message, recent turns, clock and threshold fill
+// the fields; a threshold asked of the page changes the decision; a paste
+// that is no request is the request field's error.
+func TestReplay(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	req := `{"user": "はるか", "text": "あのラーメン屋どこだっけ", "recent": [{"role": "user", "content": "お腹すいた"}, {"role": "assistant", "content": "何食べたい？"}],
+		"now": "2026-05-10T20:00:00+09:00", "inject_threshold": 0.99, "with_candidates": true}`
+	status, body, _ := f.get(t, "/ui/ask?"+url.Values{"request": {req}}.Encode())
+	if status != 200 || !strings.Contains(body, "あのラーメン屋どこだっけ") || !strings.Contains(body, "user: お腹すいた") ||
+		!strings.Contains(body, `value="2026-05-10T20:00:00&#43;09:00"`) || !strings.Contains(body, `value="0.99"`) {
+		t.Fatalf("replay: %d, the fields are not the request's", status)
+	}
+	if !strings.Contains(body, "Nothing injected") || !strings.Contains(body, "0.99") {
+		t.Errorf("a threshold of 0.99 still injects")
+	}
+	// The same turn at the preset's threshold injects the ramen memory.
+	q := url.Values{"user": {haruka}, "text": {"あのラーメン屋どこだっけ"}}
+	if _, body, _ := f.get(t, "/ui/ask?"+q.Encode()); strings.Contains(body, "Nothing injected") {
+		t.Errorf("at the preset's threshold nothing is injected: the replay's test says nothing")
+	}
+	for _, bad := range []string{`{"text": "x", "bogus": 1}`, `not json`, `{"text": 5}`} {
+		status, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "request": {bad}}.Encode())
+		if status != 400 || !strings.Contains(body, "This is no retrieve request") || strings.Contains(body, "What the model gets") {
+			t.Errorf("request %s: %d, want the request field's error and no retrieval", bad, status)
+		}
+	}
+	if status, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {"ラーメン"}, "threshold": {"2"}}.Encode()); status != 400 || !strings.Contains(body, "is no threshold") {
+		t.Errorf("threshold 2: %d", status)
+	}
+}
