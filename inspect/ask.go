@@ -155,6 +155,9 @@ type candView struct {
 	Highlight  bool // the episode "why not" asks about
 	Parts      string
 	WhyNotLink string
+	// Moved says which features moved the probability most
+	// (rerank.Model.Influences): "coverage 0.61 +2.1 · rank 4 −0.9".
+	Moved string
 }
 
 type barView struct {
@@ -451,6 +454,9 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 			Parts: fmt.Sprintf("rrf %.3f · lex %.3f · rec %.3f · coverage %.2f · proximity %.2f · lacking %.2f · cosine %.3f",
 				c.RRFNorm, c.Lex, c.Rec, c.Coverage, c.Proximity, c.Lacking, c.Cosine)}
 		cv.Text, _ = clip(exchange(c.Episode.UserText, c.Episode.ReplyText), 120)
+		if cv.Judged && in.Model != nil && i < len(res.Ranked) {
+			cv.Moved = moved(in.Model.Influences(rerank.Features(res.Ranked, i, res.Signals, nil), 3))
+		}
 		cv.Why = strings.TrimPrefix(cv.Why, cv.Fate+" ") // the badge says the fate: "injected (high): …", not "injected injected (high): …"
 		if cv.Injected {
 			v.Injected++
@@ -515,4 +521,14 @@ func exchange(user, reply string) string {
 		return user + reply
 	}
 	return user + " / " + reply
+}
+
+// moved writes influences as "coverage 0.61 +2.1 · rank 4 −0.9": each
+// feature, its value and what it did to the log-odds.
+func moved(infl []rerank.Influence) string {
+	parts := make([]string, len(infl))
+	for i, f := range infl {
+		parts[i] = fmt.Sprintf("%s %s %+.1f", f.Feature, strconv.FormatFloat(f.Value, 'g', 3, 64), f.LogOdds)
+	}
+	return strings.Join(parts, " · ")
 }

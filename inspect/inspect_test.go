@@ -252,6 +252,10 @@ func TestAskBadInput(t *testing.T) {
 	if _, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {"味噌ラーメンの店どこだっけ"}}.Encode()); strings.Contains(body, "injected injected") || !strings.Contains(body, "injected</span>") {
 		t.Errorf("the ask page says the fate twice, or injects nothing")
 	}
+	// Each judged candidate says which features moved its probability.
+	if _, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {"味噌ラーメンの店どこだっけ"}}.Encode()); !regexp.MustCompile(`class="small moved"[^>]*>[a-z_]+ [-0-9.e]+ [+-][0-9.]+`).MatchString(body) {
+		t.Errorf("no candidate says what moved its probability")
+	}
 	// A turn written with a Japanese keyboard's colon is a turn.
 	q0 := url.Values{"user": {haruka}, "text": {"ラーメン"}, "recent": {"user：味噌ラーメン食べたい\nassistant：いいね"}}
 	if status, body, _ := f.get(t, "/ui/ask?"+q0.Encode()); status != 200 || strings.Contains(body, "has no role") {

@@ -161,3 +161,47 @@ func (m *Model) Suits(id string) bool {
 	f := m.FittedFor()
 	return f == "" || f == AnyEmbedder || f == id
 }
+
+// Influence is how much one feature moved a candidate's probability.
+type Influence struct {
+	Feature string  // its name (FeatureNames)
+	Value   float64 // the candidate's value of it
+	// LogOdds is the model's calibrated log-odds with the feature as it
+	// is, less with the feature at 0 (absent, or the first rank): above 0
+	// it raised the probability, below 0 it lowered it.
+	LogOdds float64
+}
+
+// Influences returns the n features that moved the probability of a
+// candidate whose features are x (Features) most, largest first: each
+// feature's effect, the others held, of its value against 0. It is a
+// reading for a person asking why, not a decomposition: the effects of
+// features that act together do not add up to the probability.
+func (m *Model) Influences(x []float64, n int) []Influence {
+	base := m.Scale*m.logOdds(x) + m.Shift
+	y := slices.Clone(x)
+	var out []Influence
+	for f := range m.Features {
+		if x[f] == 0 {
+			continue
+		}
+		y[f] = 0
+		if d := base - (m.Scale*m.logOdds(y) + m.Shift); d != 0 {
+			out = append(out, Influence{Feature: m.Features[f], Value: x[f], LogOdds: d})
+		}
+		y[f] = x[f]
+	}
+	slices.SortStableFunc(out, func(a, b Influence) int { return cmpAbs(b.LogOdds, a.LogOdds) })
+	return out[:min(n, len(out))]
+}
+
+// cmpAbs compares |a| and |b|.
+func cmpAbs(a, b float64) int {
+	switch a, b = math.Abs(a), math.Abs(b); {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

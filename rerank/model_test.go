@@ -202,3 +202,21 @@ func TestCosineStanding(t *testing.T) {
 		}
 	}
 }
+
+// TestInfluences: the feature a model splits on is the one that moved the
+// probability, with the sign of its effect; a feature at 0 moved nothing.
+func TestInfluences(t *testing.T) {
+	m := &Model{Features: FeatureNames[:9], Scale: 1, Trees: []Tree{
+		{Nodes: []Node{{Feature: 7, Threshold: 0.3, Left: 1, Right: 2}, {Feature: -1, Value: -2}, {Feature: -1, Value: 1}}}, // coverage
+		{Nodes: []Node{{Feature: 0, Threshold: 2, Left: 1, Right: 2}, {Feature: -1, Value: 0.5}, {Feature: -1, Value: -0.5}}}, // rank
+	}}
+	x := make([]float64, 9)
+	x[7], x[0], x[5] = 0.6, 4, 0.2 // high coverage, fifth rank, some lex (read by no tree)
+	got := m.Influences(x, 3)
+	if len(got) != 2 || got[0].Feature != "coverage" || got[0].LogOdds != 3 || got[1].Feature != "rank" || got[1].LogOdds != -1 {
+		t.Fatalf("influences %+v, want coverage +3 then rank −1", got)
+	}
+	if one := m.Influences(x, 1); len(one) != 1 || one[0].Feature != "coverage" {
+		t.Errorf("the first influence: %+v", one)
+	}
+}
