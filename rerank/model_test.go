@@ -207,7 +207,7 @@ func TestCosineStanding(t *testing.T) {
 // probability, with the sign of its effect; a feature at 0 moved nothing.
 func TestInfluences(t *testing.T) {
 	m := &Model{Features: FeatureNames[:9], Scale: 1, Trees: []Tree{
-		{Nodes: []Node{{Feature: 7, Threshold: 0.3, Left: 1, Right: 2}, {Feature: -1, Value: -2}, {Feature: -1, Value: 1}}}, // coverage
+		{Nodes: []Node{{Feature: 7, Threshold: 0.3, Left: 1, Right: 2}, {Feature: -1, Value: -2}, {Feature: -1, Value: 1}}},   // coverage
 		{Nodes: []Node{{Feature: 0, Threshold: 2, Left: 1, Right: 2}, {Feature: -1, Value: 0.5}, {Feature: -1, Value: -0.5}}}, // rank
 	}}
 	x := make([]float64, 9)
