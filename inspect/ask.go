@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,7 +153,6 @@ type candView struct {
 	Raised     bool
 	Highlight  bool // the episode "why not" asks about
 	Parts      string
-	WhyNotLink string
 	// Moved says which features moved the probability most
 	// (rerank.Model.Influences): "coverage 0.61 +2.1 · rank 4 −0.9".
 	Moved string
@@ -327,6 +325,9 @@ func (h *Handler) ask(r *http.Request) (view, error) {
 	q := r.URL.Query()
 	f := askForm{User: q.Get("user"), Text: q.Get("text"), Recent: q.Get("recent"), Now: q.Get("now"), Preset: q.Get("preset"), Why: q.Get("why"), Sens: q.Get("sens"),
 		Threshold: q.Get("threshold"), Request: q.Get("request")}
+	if w := q.Get("whynot"); w != "" { // a candidate's "why not?", submitting the form as it stands
+		f.Why = w
+	}
 	v := askView{Form: f, Presets: []string{omoide.PresetDefault, omoide.PresetReference}}
 	for s := episode.SensitivityNormal; s <= h.cfg.MaxSensitivity; s++ {
 		v.Levels = append(v.Levels, s.String())
@@ -478,13 +479,6 @@ func (h *Handler) picture(v *askView, mem *omoide.Memory, req retriever.Request,
 			}
 		}
 		cv.ProbWidth, cv.LevelX = int(c.Probability*probWidth), int(in.Level*probWidth)
-		q := url.Values{"user": {req.User}, "text": {req.Text}, "why": {strconv.FormatInt(c.Episode.ID, 10)}}
-		for k, val := range map[string]string{"recent": v.Form.Recent, "now": v.Form.Now, "preset": v.Form.Preset, "sens": v.Form.Sens, "threshold": v.Form.Threshold} {
-			if val != "" {
-				q.Set(k, val)
-			}
-		}
-		cv.WhyNotLink = h.cfg.Base + "ask?" + q.Encode()
 		v.Cands = append(v.Cands, cv)
 	}
 	stages := []struct {

@@ -193,7 +193,7 @@ func TestBrowser(t *testing.T) {
 
 	// Why not: follow a declined candidate's link.
 	step(t, b, "why not",
-		chromedp.Click(chromedp.CSS(`table.cands tbody tr:not(.injected) a.small`)),
+		chromedp.Click(chromedp.CSS(`table.cands tbody tr:not(.injected) button.small`)),
 		chromedp.WaitVisible(chromedp.ID("why-not-reason")),
 	)
 	if got := eval[string](t, b, `document.getElementById("why-not-reason").textContent`); got == "" {

@@ -256,6 +256,17 @@ func TestAskBadInput(t *testing.T) {
 	if _, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {"味噌ラーメンの店どこだっけ"}}.Encode()); !regexp.MustCompile(`class="small moved"[^>]*>[a-z_]+ [-0-9.e]+ [+-][0-9.]+`).MatchString(body) {
 		t.Errorf("no candidate says what moved its probability")
 	}
+	// A long message is not repeated into every candidate's "why not?":
+	// each submits the form as it stands.
+	long := strings.Repeat("ラーメンの話", 1500) // 9,000 characters
+	if _, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {long}}.Encode()); strings.Count(body, long) > 4 {
+		t.Errorf("the 9,000-character message is on the page %d times", strings.Count(body, long))
+	}
+	// A candidate's "why not?" keeps the form's clock and turns.
+	qw := url.Values{"user": {haruka}, "text": {"ラーメン"}, "now": {"2026-05-09T20:00:00Z"}, "whynot": {strconv.FormatInt(f.ids["knee"], 10)}}
+	if status, body, _ := f.get(t, "/ui/ask?"+qw.Encode()); status != 200 || !strings.Contains(body, `id="why-not-reason"`) || !strings.Contains(body, "2026-05-09T20:00:00Z") {
+		t.Errorf("why not by the form: %d", status)
+	}
 	// A turn written with a Japanese keyboard's colon is a turn.
 	q0 := url.Values{"user": {haruka}, "text": {"ラーメン"}, "recent": {"user：味噌ラーメン食べたい\nassistant：いいね"}}
 	if status, body, _ := f.get(t, "/ui/ask?"+q0.Encode()); status != 200 || strings.Contains(body, "has no role") {
