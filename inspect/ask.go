@@ -137,22 +137,22 @@ type armHit struct {
 // candView is one ranked candidate: its texts, its score's parts as a
 // stacked bar, its probability against the level, and its verdict.
 type candView struct {
-	Rank       int
-	ID         int64
-	Detail     string
-	Text       string
-	When       string
-	Score      float64
-	Bars       []barView
-	Prob       float64
-	ProbWidth  int
-	LevelX     int
-	Judged     bool
-	Fate, Why  string
-	Injected   bool
-	Raised     bool
-	Highlight  bool // the episode "why not" asks about
-	Parts      string
+	Rank      int
+	ID        int64
+	Detail    string
+	Text      string
+	When      string
+	Score     float64
+	Bars      []barView
+	Prob      float64
+	ProbWidth int
+	LevelX    int
+	Judged    bool
+	Fate, Why string
+	Injected  bool
+	Raised    bool
+	Highlight bool // the episode "why not" asks about
+	Parts     string
 	// Moved says which features moved the probability most
 	// (rerank.Model.Influences): "coverage 0.61 +2.1 · rank 4 −0.9".
 	Moved string
