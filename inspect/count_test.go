@@ -28,3 +28,13 @@ func TestExchange(t *testing.T) {
 		}
 	}
 }
+
+func TestTextLang(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"駅前のラーメン屋", "ja"}, {"味噌拉面", "zh"}, {"今天吃了拉面吗", "zh"}, {"오늘 라면 먹었어", "ko"}, {"had ramen", "en"}, {"", "en"},
+	} {
+		if got := textLang(tt.text); got != tt.want {
+			t.Errorf("textLang(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omoide/omoide/lang"
 )
 
 // pageNames are the pages, each a template file beside layout.html.
@@ -25,6 +27,7 @@ func parsePages(h *Handler) map[string]*template.Template {
 		"f3":         func(v float64) string { return fmt.Sprintf("%.3f", v) },
 		"add":        func(a, b int) int { return a + b },
 		"count":      count,
+		"lang":       textLang,
 	}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
@@ -68,4 +71,15 @@ func (h *Handler) zone() *time.Location {
 		return h.mem.Pack.Location
 	}
 	return time.UTC
+}
+
+// textLang is the language tag of a memory's text, for its lang attribute,
+// so that Chinese and Korean get their own typeface: ja, zh, ko, or en for
+// any other script; Han alone is read as Chinese, as the default analyzer
+// reads it.
+func textLang(text string) string {
+	if l := lang.Detect(text, lang.Chinese); l != lang.Other {
+		return string(l)
+	}
+	return "en"
 }

@@ -46,6 +46,9 @@ func (p Program) Main() {
 // error (ErrUsage, a bad flag, no or an unknown subcommand). A failure is
 // printed to stderr as "prog command: error".
 func (p Program) Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" { // "prog help command" is "prog command -help"
+		args = []string{args[1], "-help"}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		p.Usage(stderr)
 		if len(args) == 0 {
@@ -82,7 +85,7 @@ func (p Program) Usage(w io.Writer) {
 	for _, c := range p.Commands {
 		fmt.Fprintf(w, "  %-*s %s\n", width+1, c.Name, c.Summary)
 	}
-	fmt.Fprintf(w, "\nRun \"%s <%s> -help\" for a %s's flags.\n", p.Name, p.Noun, p.Noun)
+	fmt.Fprintf(w, "\nRun \"%s <%s> -help\" (or \"%s help <%s>\") for a %s's flags.\n", p.Name, p.Noun, p.Name, p.Noun, p.Noun)
 }
 
 // NewFlagSet returns the flag set of the subcommand name of the program

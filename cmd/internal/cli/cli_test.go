@@ -32,7 +32,9 @@ func TestProgramRun(t *testing.T) {
 		stderr string
 	}{
 		{nil, 2, "usage: prog <mode> [flags]\n\nmodes:\n  ok       succeeds\n"},
-		{[]string{"-help"}, 0, "\nRun \"prog <mode> -help\" for a mode's flags.\n"},
+		{[]string{"-help"}, 0, "\nRun \"prog <mode> -help\" (or \"prog help <mode>\") for a mode's flags.\n"},
+		{[]string{"help", "flags"}, 0, "Usage of prog flags:"},
+		{[]string{"help", "nope"}, 2, "prog: unknown mode \"nope\""},
 		{[]string{"help"}, 0, "  misused  a usage error\n"},
 		{[]string{"nope"}, 2, "prog: unknown mode \"nope\"\nusage: prog <mode>"},
 		{[]string{"ok"}, 0, ""},
