@@ -191,6 +191,25 @@ func TestBrowser(t *testing.T) {
 	}
 	shoot(t, b, "ask")
 
+	// At a phone's 390 px the ask page and a person's page scroll only
+	// down, and the ask page stays a few screens tall.
+	step(t, b, "a phone", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("verdict-h")))
+	if sideways := eval[bool](t, b, `document.documentElement.scrollWidth > document.documentElement.clientWidth + 1`); sideways {
+		t.Errorf("the ask page scrolls sideways at 390 px: %d wide", eval[int](t, b, `document.documentElement.scrollWidth`))
+	}
+	if h := eval[int](t, b, `document.documentElement.scrollHeight`); h > 12000 {
+		t.Errorf("the ask page is %d px tall at 390 px", h)
+	}
+	if w := eval[float64](t, b, `document.querySelector("table.cands tbody td:nth-child(2)").getBoundingClientRect().width`); w < 250 {
+		t.Errorf("a candidate's memory is %.0f px wide at 390 px", w)
+	}
+	shoot(t, b, "ask-390")
+	step(t, b, "a phone: the person", chromedp.Navigate(u(personURL(haruka))), chromedp.WaitVisible(chromedp.CSS(`table.memories`)))
+	if eval[bool](t, b, `document.documentElement.scrollWidth > document.documentElement.clientWidth + 1`) {
+		t.Errorf("a person's page scrolls sideways at 390 px")
+	}
+	step(t, b, "back to the desktop", chromedp.EmulateViewport(1280, 900), chromedp.NavigateBack(), chromedp.WaitVisible(chromedp.ID("verdict-h")))
+
 	// Why not: follow a declined candidate's link.
 	step(t, b, "why not",
 		chromedp.Click(chromedp.CSS(`table.cands tbody tr:not(.injected) button.small`)),
