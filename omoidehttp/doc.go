@@ -71,10 +71,10 @@ A person's name is 1 to 256 bytes of UTF-8 with no white space at either end, no
 character, not "." or "..", and no "/" or "\" (400 otherwise: a client or proxy would change it).
 Path segments are percent-encoded (a user "a b" is /v1/users/a%20b). The header X-Omoide-User
 names the person of a request whose path does not (POST /v1/episodes, /v1/retrieve, /v1/pack,
-DELETE /v1/episodes/{id}), in one wire form: "%", control and non-ASCII bytes and a space at
-either end percent-encoded in upper-case hex, every other byte as it is (はるか is
-%E3%81%AF%E3%82%8B%E3%81%8B, so that header sent as it is names はるか; "50%" is 50%25; an ASCII
-name without "%" is itself); any other spelling is a 400 naming the right one, since the proxy
+DELETE /v1/episodes/{id}), in one wire form: what encodeURIComponent writes, every byte but
+A-Z a-z 0-9 - _ . ! ~ * ' ( ) percent-encoded in upper-case hex (はるか is
+%E3%81%AF%E3%82%8B%E3%81%8B, so that header sent as it is names はるか; "line:U123" is
+line%3AU123, "50%" is 50%25); any other spelling is a 400 naming the right one, since the proxy
 routes by the header as sent. A request routed as one person by its path or that header is
 refused (400) when its body names another; DELETE /v1/episodes/{id} needs the header (400
 without) and finds only that person's episode (404). With a token

@@ -41,7 +41,7 @@ func TestForgetIsConfirmed(t *testing.T) {
 		{"the name as raw UTF-8, not the wire form", "/v1/users/%E3%81%AF%E3%82%8B%E3%81%8B", map[string]string{omoidehttp.ForgetHeader: haruka},
 			"X-Omoide-Forget: %E3%81%AF%E3%82%8B%E3%81%8B"},
 		{"lower-case hex", "/v1/users/%E3%81%AF%E3%82%8B%E3%81%8B", map[string]string{omoidehttp.ForgetHeader: "%e3%81%af%e3%82%8b%e3%81%8b"}, "does not name"},
-		{"a % not encoded", "/v1/users/50%25%20off", map[string]string{omoidehttp.ForgetHeader: "50% off"}, "X-Omoide-Forget: 50%25 off"},
+		{"a % not encoded", "/v1/users/50%25%20off", map[string]string{omoidehttp.ForgetHeader: "50% off"}, "X-Omoide-Forget: 50%25%20off"},
 		{"X-Omoide-User alone", "/v1/users/kenji", map[string]string{omoidehttp.UserHeader: "kenji"}, "X-Omoide-Forget: kenji"},
 	} {
 		code, out := n.raw(t, "DELETE", tc.target, tc.headers, "")

@@ -7,15 +7,14 @@ import (
 )
 
 // EncodeUser returns the one wire form of a person's name in the UserHeader:
-// every byte that is '%', a control byte or not ASCII, and a space at either
-// end (which header parsing would drop), percent-encoded as %XX (upper-case
-// hex), every other byte as it is. An ASCII name without '%' is its own
-// wire form ("mika"; "50%" is "50%25"); はるか is
-// "%E3%81%AF%E3%82%8B%E3%81%8B", which any client can send (Node's fetch and
-// Python's urllib refuse a header that is not Latin-1), so that header, sent
-// as it is, names はるか: the person literally named "%E3%81%AF…" is
-// "%25E3%2581%25AF…". The proxy hashes the header as sent, so Owner hashes
-// this form.
+// what JavaScript's encodeURIComponent writes of it (Python: quote(name,
+// safe="!*'()")), every byte but A–Z a–z 0–9 and - _ . ! ~ * ' ( )
+// percent-encoded as %XX (upper-case hex) of its UTF-8. "mika" is its own
+// wire form; "line:U123" is "line%3AU123", "a b" "a%20b", "50%" "50%25";
+// はるか is "%E3%81%AF%E3%82%8B%E3%81%8B", which any client can send (Node's
+// fetch and Python's urllib refuse a header that is not Latin-1), so that
+// the commonest client code is right. The proxy hashes the header as sent,
+// so Owner hashes this form.
 func EncodeUser(name string) string {
 	n := 0
 	for i := 0; i < len(name); i++ {
@@ -42,12 +41,17 @@ func EncodeUser(name string) string {
 	return b.String()
 }
 
-// headerEscaped reports whether the wire form encodes name[i]: a space at
-// either end too, so that a name the rule refuses (" mika") reaches the
-// server as itself and is refused, not trimmed into mika's.
+// headerEscaped reports whether the wire form encodes name[i]: every byte
+// encodeURIComponent encodes, all but its unreserved A–Z a–z 0–9 - _ . ! ~
+// * ' ( ). A space is encoded too, so a name the rule refuses (" mika")
+// reaches the server as itself and is refused, not trimmed into mika's.
 func headerEscaped(name string, i int) bool {
-	c := name[i]
-	return c == '%' || c < 0x20 || c >= 0x7f || c == ' ' && (i == 0 || i == len(name)-1)
+	switch c := name[i]; {
+	case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		return false
+	default:
+		return !strings.ContainsRune("-_.!~*'()", rune(c))
+	}
 }
 
 // DecodeUser returns the name whose wire form (EncodeUser) is v, refusing a
@@ -63,7 +67,7 @@ func DecodeUser(v string) (string, error) {
 			return "", fmt.Errorf("the %s header holds byte %#x at %d: send the name percent-encoded as UTF-8 (%q)", UserHeader, v[i], i, EncodeUser(v))
 		}
 		if enc := EncodeUser(v); enc != v {
-			return "", fmt.Errorf("the %s header %q is not in its one wire form: send %q (a space at either end is encoded)", UserHeader, v, enc)
+			return "", fmt.Errorf("the %s header %q is not in its one wire form: send %q, what encodeURIComponent writes (every byte but A-Z a-z 0-9 - _ . ! ~ * ' ( ) percent-encoded)", UserHeader, v, enc)
 		}
 		return v, nil
 	}
@@ -81,7 +85,7 @@ func DecodeUser(v string) (string, error) {
 	}
 	name := string(b)
 	if enc := EncodeUser(name); enc != v {
-		return "", fmt.Errorf("the %s header %q is not in its one wire form: send %q (only %%, control and non-ASCII bytes are encoded, in upper-case hex)", UserHeader, v, enc)
+		return "", fmt.Errorf("the %s header %q is not in its one wire form: send %q, what encodeURIComponent writes (every byte but A-Z a-z 0-9 - _ . ! ~ * ' ( ) percent-encoded, in upper-case hex)", UserHeader, v, enc)
 	}
 	return name, nil
 }

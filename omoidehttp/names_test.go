@@ -24,9 +24,11 @@ import (
 
 func TestEncodeDecodeUser(t *testing.T) {
 	for _, tc := range []struct{ name, wire string }{
-		{"mika", "mika"}, {"a b", "a b"}, {"50%", "50%25"}, {"はるか", "%E3%81%AF%E3%82%8B%E3%81%8B"},
-		{"김민지", "%EA%B9%80%EB%AF%BC%EC%A7%80"}, {"a+b?c#d&e;f", "a+b?c#d&e;f"}, {"x\x7f", "x%7F"},
-		{" mika", "%20mika"}, {"mika ", "mika%20"}, {"mika tanaka", "mika tanaka"},
+		{"mika", "mika"}, {"a b", "a%20b"}, {"50%", "50%25"}, {"はるか", "%E3%81%AF%E3%82%8B%E3%81%8B"},
+		{"김민지", "%EA%B9%80%EB%AF%BC%EC%A7%80"}, {"a+b?c#d&e;f", "a%2Bb%3Fc%23d%26e%3Bf"}, {"x\x7f", "x%7F"},
+		{" mika", "%20mika"}, {"mika ", "mika%20"}, {"mika tanaka", "mika%20tanaka"},
+		// as chat backends name people, in what encodeURIComponent writes
+		{"line:U123", "line%3AU123"}, {"discord:42", "discord%3A42"}, {"a@b", "a%40b"}, {"o'neil(jr)!*~._-", "o'neil(jr)!*~._-"},
 	} {
 		if got := omoidehttp.EncodeUser(tc.name); got != tc.wire {
 			t.Errorf("EncodeUser(%q) = %q, want %q", tc.name, got, tc.wire)
@@ -35,7 +37,7 @@ func TestEncodeDecodeUser(t *testing.T) {
 			t.Errorf("DecodeUser(%q) = %q, %v; want %q", tc.wire, got, err, tc.name)
 		}
 	}
-	for _, v := range []string{"はるか", "%e3%81%af%e3%82%8b%e3%81%8b", "%41", "50%", "50%2", "50%zz", "mika%20tanaka", " mika"} {
+	for _, v := range []string{"はるか", "%e3%81%af%e3%82%8b%e3%81%8b", "%41", "50%", "50%2", "50%zz", "mika tanaka", " mika", "line:U123", "%6Cine%3AU123"} {
 		if got, err := omoidehttp.DecodeUser(v); err == nil {
 			t.Errorf("DecodeUser(%q) = %q: want an error (not the one wire form)", v, got)
 		}

@@ -136,11 +136,11 @@ const nameRule = "a name is 1 to 256 bytes of UTF-8 with no white space at eithe
 	"not \".\" or \"..\", and no \"/\" or \"\\\"; any other is refused with 400"
 
 // userHeaderDoc describes UserHeader: its wire form is EncodeUser's.
-const userHeaderDoc = "The person the request is for, in the header's wire form: the UTF-8 bytes of the name, each byte that is " +
-	"\"%\", a control byte or non-ASCII (0x80 and above), and a space at either end, percent-encoded as %XX with upper-case hex, " +
-	"every other byte as it is (mika: mika; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25; \" mika\": %20mika, which the name rule " +
-	"then refuses, where header parsing would have trimmed it into mika's). This is the one canonical form (Go: omoidehttp.EncodeUser): " +
-	"the node decodes it and refuses any other (raw non-ASCII bytes, lower-case hex, %41 for A) with 400; a generated " +
+const userHeaderDoc = "The person the request is for, in the header's wire form: what JavaScript's encodeURIComponent writes of the name " +
+	"(Python: urllib.parse.quote(name, safe=\"!*'()\"); Go: omoidehttp.EncodeUser): its UTF-8 bytes, each byte but A-Z a-z 0-9 and - _ . ! ~ * ' ( ) " +
+	"percent-encoded as %XX with upper-case hex (mika: mika; line:U123: line%3AU123; a@b: a%40b; はるか: %E3%81%AF%E3%82%8B%E3%81%8B; 50%: 50%25; " +
+	"\" mika\": %20mika, which the name rule then refuses, where header parsing would have trimmed it into mika's). This is the one canonical form: " +
+	"the node decodes it and refuses any other (raw non-ASCII bytes, line:U123 unencoded, lower-case hex, %41 for A) with 400; a generated " +
 	"client passes the encoded name as this parameter. A proxy routes each person to one node by this header " +
 	"(deploy/Caddyfile), so send it on every request for a person; on a /v1/users/{user}/... route it must name the " +
 	"path's person, and a body that names a person must name the same one (400 otherwise). The name rule: " + nameRule + "."
@@ -149,11 +149,10 @@ const userHeaderDoc = "The person the request is for, in the header's wire form:
 const idRule = `not "." or ".." (nor with a dot written %2e), and no "/", "\", "?", "#", control character or white space at either end, ` +
 	"so that no client resolves or splits it in a path (DELETE /v1/users/{user}/episodes/{external_id})"
 
-// userHeaderPattern is the canonical wire form of UserHeader: printable
-// ASCII but "%", and %XX (upper-case hex) for "%", a control byte or a
-// byte from 0x80; a space at either end as %20, never raw.
-const userHeaderPattern = `^(?:[!-$&-~]|%(?:[01][0-9A-F]|2[05]|7F|[89A-F][0-9A-F]))` +
-	`(?:(?:[ -$&-~]|%(?:[01][0-9A-F]|25|7F|[89A-F][0-9A-F]))*(?:[!-$&-~]|%(?:[01][0-9A-F]|2[05]|7F|[89A-F][0-9A-F])))?$`
+// userHeaderPattern is the canonical wire form of UserHeader:
+// encodeURIComponent's unreserved characters as they are, every other byte
+// as %XX (upper-case hex), never an unreserved one encoded.
+const userHeaderPattern = `^(?:[A-Za-z0-9_.!~*'()-]|%(?:[01][0-9A-F]|2[02-6BCF]|3[A-F]|40|5[B-E]|60|7[B-DF]|[89A-F][0-9A-F]))+$`
 
 // forgetHeaderDoc describes ForgetHeader.
 const forgetHeaderDoc = "Confirms the forget: the path's person again, in the " + UserHeader + " header's wire form (Go: omoidehttp.EncodeUser). " +

@@ -666,7 +666,7 @@ func TestServeRoutedByPerson(t *testing.T) {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		if user != "" {
-			req.Header.Set(omoidehttp.UserHeader, user)
+			req.Header.Set(omoidehttp.UserHeader, omoidehttp.EncodeUser(user)) // line:U1 is line%3AU1
 		}
 		resp, err := client.Do(req)
 		if err != nil {
