@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/omoide/omoide/episode"
+	"github.com/omoide/omoide/episode/sqlite"
 	"github.com/omoide/omoide/inspect"
 	"github.com/omoide/omoide/retriever"
 )
@@ -447,5 +448,22 @@ func TestReplay(t *testing.T) {
 	}
 	if status, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "text": {"ラーメン"}, "threshold": {"2"}}.Encode()); status != 400 || !strings.Contains(body, "is no threshold") {
 		t.Errorf("threshold 2: %d", status)
+	}
+}
+
+// TestPersonPaging: a later page links back to the newest; a search says
+// how many it found.
+func TestPersonPaging(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	after := sqlite.Cursor{OccurredAt: now.AddDate(0, 0, -12), ID: 1 << 40}.String()
+	status, body, _ := f.get(t, personURL(haruka)+"?after="+url.QueryEscape(after))
+	if status != 200 || !strings.Contains(body, "← the newest") || !strings.Contains(body, "味噌ラーメン") {
+		t.Errorf("a later page: %d, no link back to the newest or not the older memories", status)
+	}
+	if _, body, _ := f.get(t, personURL(haruka)); strings.Contains(body, "← the newest") {
+		t.Error("the first page links to itself")
+	}
+	if _, body, _ := f.get(t, personURL(haruka)+"?q="+url.QueryEscape("ラーメン屋で")); !strings.Contains(body, "1 memory matching") {
+		t.Error("a search does not say how many it found")
 	}
 }

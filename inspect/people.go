@@ -50,6 +50,7 @@ type personView struct {
 	Search   string
 	Memories []memory
 	Next     string // the next (older) page's URL
+	Newest   bool   // a later page: a link back to the newest
 	Flash    string
 	ReadOnly bool
 }
@@ -149,6 +150,7 @@ func (h *Handler) person(r *http.Request) (view, error) {
 			if after, err = sqlite.ParseCursor(c); err != nil {
 				return view{}, badRequest("The page's cursor is not one this inspector wrote: %v.", err)
 			}
+			v.Newest = true
 		}
 		eps, err = h.mem.Store.Newest(r.Context(), user, after, h.cfg.MaxSensitivity, PageSize+1)
 		if len(eps) > PageSize {
