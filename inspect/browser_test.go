@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/omoide/omoide/inspect"
@@ -243,6 +245,33 @@ func TestBrowser(t *testing.T) {
 	)
 	labelled(t, b, "memory")
 	shoot(t, b, "memory")
+	// The delete asks first: declined, nothing is deleted; accepted, it is.
+	var accept atomic.Bool
+	asked := make(chan string, 4)
+	dialogs := chromedp.Events(b, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			asked <- ev.Message
+			chromedp.Call(b, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept.Load()})
+		}
+	}()
+	step(t, b, "delete, declined", chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)))
+	select {
+	case msg := <-asked:
+		if !strings.Contains(msg, "Delete memory "+ramen) {
+			t.Errorf("the delete asks %q", msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delete did not ask")
+	}
+	step(t, b, "after declining", chromedp.WaitVisible(chromedp.CSS(`dl.fields`)))
+	if e, err := f.mem.Store.Get(ctx, f.ids["ramen"]); err != nil || e.UserText == "" {
+		t.Fatalf("a declined delete deleted: %v", err)
+	}
+	accept.Store(true)
 	step(t, b, "delete",
 		chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
 		chromedp.WaitVisible(chromedp.CSS(`p.flash`)),
