@@ -467,3 +467,27 @@ func TestPersonPaging(t *testing.T) {
 		t.Error("a search does not say how many it found")
 	}
 }
+
+// TestPersonFilters: the person's page narrowed by kind and by days (in the
+// inspector's zone, the last day whole); a bad day is the form's error.
+func TestPersonFilters(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	if _, err := f.mem.Add(ctx, episode.Episode{User: haruka, UserText: "誕生日は3月3日", Kind: episode.KindFact, OccurredAt: now.AddDate(0, 0, -1)}); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := f.get(t, personURL(haruka)+"?kind=fact")
+	if !strings.Contains(body, "誕生日は3月3日") || strings.Contains(body, "味噌ラーメン") {
+		t.Error("kind=fact: not only the fact")
+	}
+	day := now.AddDate(0, 0, -30).Format("2006-01-02") // the knee, 30 days ago
+	_, body, _ = f.get(t, personURL(haruka)+"?from="+day+"&to="+day)
+	if !strings.Contains(body, "膝が痛くて") || strings.Contains(body, "味噌ラーメン") || strings.Contains(body, "姉と週末") {
+		t.Errorf("from=to=%s: not the day's memory alone", day)
+	}
+	if status, body, _ := f.get(t, personURL(haruka)+"?from=yesterday"); status != 400 || !strings.Contains(body, "is no day for from") {
+		t.Errorf("from=yesterday: %d", status)
+	}
+	if status, body, _ := f.get(t, personURL(haruka)+"?kind=diary"); status != 400 || !strings.Contains(body, "diary") {
+		t.Errorf("kind=diary: %d", status)
+	}
+}

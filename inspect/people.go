@@ -51,8 +51,14 @@ type personView struct {
 	Memories []memory
 	Next     string // the next (older) page's URL
 	Newest   bool   // a later page: a link back to the newest
-	Flash    string
-	ReadOnly bool
+	// Kind, State, From and To narrow the page (their form's values: a
+	// kind's and a state's name, days in the inspector's zone); Kinds and
+	// States are the choices; FilterErr says what is wrong with one.
+	Kind, State, From, To string
+	Kinds, States         []string
+	FilterErr             string
+	Flash                 string
+	ReadOnly              bool
 }
 
 func (v personView) PageTitle() string { return v.User }
@@ -140,7 +146,7 @@ func (h *Handler) person(r *http.Request) (view, error) {
 	}
 	q := r.URL.Query()
 	v := personView{User: user, Path: h.personPath(user), Shown: shown, Search: strings.TrimSpace(q.Get("q")), Flash: flash(q), ReadOnly: h.readOnly(),
-		Ceiling: h.cfg.MaxSensitivity}
+		Ceiling: h.cfg.MaxSensitivity, Kinds: []string{"episode", "fact", "summary", "loop"}, States: []string{"raw", "validated", "consolidated", "archived"}}
 	var eps []episode.Episode
 	if v.Search != "" {
 		eps, err = h.mem.Store.Search(r.Context(), user, v.Search, h.cfg.MaxSensitivity, PageSize)
@@ -152,11 +158,17 @@ func (h *Handler) person(r *http.Request) (view, error) {
 			}
 			v.Newest = true
 		}
-		eps, err = h.mem.Store.Newest(r.Context(), user, after, h.cfg.MaxSensitivity, PageSize+1)
+		f, keep, ferr := h.pageFilter(q, &v)
+		if ferr != "" {
+			v.FilterErr = ferr
+			return view{name: "person", data: v, status: http.StatusBadRequest}, nil
+		}
+		eps, err = h.mem.Store.NewestWhere(r.Context(), user, after, f, PageSize+1)
 		if len(eps) > PageSize {
 			eps = eps[:PageSize]
 			last := eps[len(eps)-1]
-			v.Next = v.Path + "?after=" + queryEscape(sqlite.Cursor{OccurredAt: last.OccurredAt, ID: last.ID}.String())
+			keep.Set("after", sqlite.Cursor{OccurredAt: last.OccurredAt, ID: last.ID}.String())
+			v.Next = v.Path + "?" + keep.Encode()
 		}
 	}
 	if err != nil {
@@ -370,4 +382,54 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%d months ago", int(d.Hours()/24/30))
 	}
 	return fmt.Sprintf("%d years ago", int(d.Hours()/24/365))
+}
+
+// pageFilter reads the person page's kind, state, from and to into a
+// filter (the days in the inspector's zone, to inclusive), keeps their
+// values in v for the form and returns them as the query a next page keeps,
+// or says what is wrong with one.
+func (h *Handler) pageFilter(q url.Values, v *personView) (sqlite.PageFilter, url.Values, string) {
+	f := sqlite.PageFilter{MaxSensitivity: h.cfg.MaxSensitivity}
+	keep := url.Values{}
+	v.Kind, v.State, v.From, v.To = q.Get("kind"), q.Get("state"), q.Get("from"), q.Get("to")
+	if v.Kind != "" {
+		k, err := episode.ParseKind(v.Kind)
+		if err != nil {
+			return f, nil, err.Error()
+		}
+		f.Kinds = []episode.Kind{k}
+		keep.Set("kind", v.Kind)
+	}
+	if v.State != "" {
+		st, err := episode.ParseState(v.State)
+		if err != nil {
+			return f, nil, err.Error()
+		}
+		f.States = []episode.State{st}
+		keep.Set("state", v.State)
+	}
+	day := func(s, what string) (time.Time, string) {
+		t, err := time.ParseInLocation("2006-01-02", s, h.zone())
+		if err != nil {
+			return t, fmt.Sprintf("%q is no day for %s: write 2025-07-22.", s, what)
+		}
+		return t, ""
+	}
+	if v.From != "" {
+		t, why := day(v.From, "from")
+		if why != "" {
+			return f, nil, why
+		}
+		f.Since = t
+		keep.Set("from", v.From)
+	}
+	if v.To != "" {
+		t, why := day(v.To, "to")
+		if why != "" {
+			return f, nil, why
+		}
+		f.Until = t.AddDate(0, 0, 1)
+		keep.Set("to", v.To)
+	}
+	return f, keep, ""
 }

@@ -72,6 +72,23 @@ const newestSQL = `SELECT ` + episodeColumns + ` FROM episodes
 // limit is the last. Episodes are stored to the second, so a cursor's
 // OccurredAt counts in whole seconds.
 func (s *Store) Newest(ctx context.Context, user string, after Cursor, maxSensitivity episode.Sensitivity, limit int) ([]episode.Episode, error) {
+	return s.NewestWhere(ctx, user, after, PageFilter{MaxSensitivity: maxSensitivity}, limit)
+}
+
+// PageFilter narrows a page of NewestWhere: the ceiling, and when given,
+// the kinds, the states and the time span. Its zero value admits normal
+// episodes of every kind, state and time.
+type PageFilter struct {
+	MaxSensitivity episode.Sensitivity
+	Kinds          []episode.Kind  // empty: every kind
+	States         []episode.State // empty: every state
+	Since, Until   time.Time       // [Since, Until); zero: unbounded
+}
+
+// NewestWhere is Newest of the episodes f admits: the same walk down the
+// person's time index, Until starting it and Since ending it, the kinds and
+// states read on the way.
+func (s *Store) NewestWhere(ctx context.Context, user string, after Cursor, f PageFilter, limit int) ([]episode.Episode, error) {
 	if limit < 1 {
 		return nil, fmt.Errorf("episode store: newest of %q: limit %d, want at least 1", clipForError(user), limit)
 	}
@@ -82,7 +99,31 @@ func (s *Store) Newest(ctx context.Context, user string, after Cursor, maxSensit
 	if after != (Cursor{}) {
 		at, id = after.OccurredAt.Unix(), after.ID
 	}
-	rows, err := s.query(ctx, newestSQL, user, at, id, int(maxSensitivity), limit)
+	if !f.Until.IsZero() && f.Until.Unix() <= at {
+		at, id = f.Until.Unix(), 0 // (occurred_at, id) < (until, 0): before Until, ids being at least 1
+	}
+	q, args := newestSQL, []any{user, at, id, int(f.MaxSensitivity)}
+	if len(f.Kinds) > 0 || len(f.States) > 0 || !f.Since.IsZero() {
+		var and strings.Builder
+		if len(f.Kinds) > 0 {
+			and.WriteString(" AND kind IN (" + placeholders(len(f.Kinds)) + ")")
+			for _, k := range f.Kinds {
+				args = append(args, int(k))
+			}
+		}
+		if len(f.States) > 0 {
+			and.WriteString(" AND state IN (" + placeholders(len(f.States)) + ")")
+			for _, st := range f.States {
+				args = append(args, int(st))
+			}
+		}
+		if !f.Since.IsZero() {
+			and.WriteString(" AND occurred_at >= ?")
+			args = append(args, f.Since.Unix())
+		}
+		q = strings.Replace(newestSQL, "ORDER BY", and.String()+" ORDER BY", 1)
+	}
+	rows, err := s.query(ctx, q, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("episode store: newest of %q: %w", clipForError(user), err)
 	}

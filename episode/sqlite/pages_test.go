@@ -638,3 +638,62 @@ func store100k(b *testing.B, n int) *Store {
 	b.Logf("%d episodes stored in %v", n, time.Since(start).Round(time.Millisecond))
 	return s
 }
+
+// TestNewestWhere: a page narrowed by kind, state and time span holds
+// exactly the person's episodes the filter admits, newest first, paged as
+// Newest pages, and Until starts the walk before a cursor past it.
+func TestNewestWhere(t *testing.T) {
+	s := newStore(t)
+	at := func(hours int) time.Time { return day.Add(time.Duration(hours) * time.Hour) }
+	mk := func(text string, hours int, k episode.Kind, st episode.State) episode.Episode {
+		e := ep("haruka", text, "", at(hours))
+		e.Kind, e.State = k, st
+		return e
+	}
+	stored := addEpisodes(t, s,
+		mk("e1", 1, episode.KindEpisode, episode.StateRaw),
+		mk("f2", 2, episode.KindFact, episode.StateValidated),
+		mk("e3", 3, episode.KindEpisode, episode.StateArchived),
+		mk("s4", 4, episode.KindSummary, episode.StateRaw),
+		mk("f5", 5, episode.KindFact, episode.StateRaw),
+		ep("mio", "m5", "", at(5)),
+	)
+	texts := func(eps []episode.Episode) (out []string) {
+		for _, e := range eps {
+			out = append(out, e.UserText)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		f    PageFilter
+		want []string
+	}{
+		{"all", PageFilter{}, []string{"f5", "s4", "e3", "f2", "e1"}},
+		{"facts", PageFilter{Kinds: []episode.Kind{episode.KindFact}}, []string{"f5", "f2"}},
+		{"facts and summaries", PageFilter{Kinds: []episode.Kind{episode.KindFact, episode.KindSummary}}, []string{"f5", "s4", "f2"}},
+		{"archived", PageFilter{States: []episode.State{episode.StateArchived}}, []string{"e3"}},
+		{"since hour 3", PageFilter{Since: at(3)}, []string{"f5", "s4", "e3"}},
+		{"until hour 3", PageFilter{Until: at(3)}, []string{"f2", "e1"}},
+		{"facts from hour 2 until hour 5", PageFilter{Kinds: []episode.Kind{episode.KindFact}, Since: at(2), Until: at(5)}, []string{"f2"}},
+	} {
+		got, err := s.NewestWhere(ctx, "haruka", Cursor{}, tt.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(texts(got), tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, texts(got), tt.want)
+		}
+	}
+	// Paged: facts one a page, the cursor carrying on under the filter.
+	f := PageFilter{Kinds: []episode.Kind{episode.KindFact}}
+	first, _ := s.NewestWhere(ctx, "haruka", Cursor{}, f, 1)
+	second, _ := s.NewestWhere(ctx, "haruka", CursorOf(first[0]), f, 1)
+	if len(first) != 1 || len(second) != 1 || first[0].UserText != "f5" || second[0].UserText != "f2" {
+		t.Errorf("paged facts: %q then %q", texts(first), texts(second))
+	}
+	// A cursor before Until walks on from the cursor.
+	if got, _ := s.NewestWhere(ctx, "haruka", CursorOf(stored[1]), PageFilter{Until: at(5)}, 10); !slices.Equal(texts(got), []string{"e1"}) {
+		t.Errorf("after f2, until hour 5: %q", texts(got))
+	}
+}
