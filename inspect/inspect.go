@@ -128,6 +128,7 @@ func New(mem *omoide.Memory, cfg Config) *Handler {
 	h.mux.HandleFunc("GET "+b+"people/{user}", h.page(h.person))
 	h.mux.HandleFunc("GET "+b+"people/{user}/episodes/{id}", h.page(h.detail))
 	h.mux.HandleFunc("POST "+b+"people/{user}/episodes/{id}/delete", h.page(h.deleteEpisode))
+	h.mux.HandleFunc("POST "+b+"people/{user}/episodes/{id}/edit", h.page(h.editEpisode))
 	h.mux.HandleFunc("POST "+b+"people/{user}/forget", h.page(h.forget))
 	h.mux.HandleFunc("GET "+b+"people/{user}/export.jsonl", h.export)
 	h.mux.HandleFunc("GET "+b+"ask", h.page(h.ask))

@@ -2,6 +2,7 @@ package inspect_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omoide/omoide/episode"
 	"github.com/omoide/omoide/episode/sqlite"
@@ -489,5 +491,48 @@ func TestPersonFilters(t *testing.T) {
 	}
 	if status, body, _ := f.get(t, personURL(haruka)+"?kind=diary"); status != 400 || !strings.Contains(body, "diary") {
 		t.Errorf("kind=diary: %d", status)
+	}
+}
+
+// TestEdit: a memory's texts are replaced as the API's PUT replaces them: a
+// new version with a new id, found by its new words, the old one gone; the
+// same texts change nothing; a memory without an external id, a form from
+// another site and a read-only inspector edit nothing.
+func TestEdit(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	id := f.ids["ramen"]
+	path := personURL(haruka) + "/episodes/" + strconv.FormatInt(id, 10) + "/edit"
+	if status, _, _ := f.post(t, path, url.Values{"user_text": {"x"}}, "Sec-Fetch-Site", "cross-site"); status != http.StatusForbidden {
+		t.Fatalf("a cross-site edit: %d", status)
+	}
+	status, _, h := f.post(t, path, url.Values{"user_text": {"駅前の新しいラーメン屋で塩ラーメンを食べたよ"}, "reply_text": {"さっぱり系だね"}})
+	if status != http.StatusSeeOther || !strings.Contains(h.Get("Location"), "done=edited") {
+		t.Fatalf("edit: %d %q", status, h.Get("Location"))
+	}
+	if _, err := f.mem.Store.Get(ctx, id); !errors.Is(err, episode.ErrNotFound) {
+		t.Errorf("the old version is still stored: %v", err)
+	}
+	_, body, _ := f.get(t, h.Get("Location"))
+	if !strings.Contains(body, "塩ラーメン") || !strings.Contains(body, fmt.Sprintf("memory %d replaced", id)) {
+		t.Error("the new version's page does not show the new text and what was done")
+	}
+	if _, body, _ := f.get(t, personURL(haruka)+"?q="+url.QueryEscape("塩ラーメン")); !strings.Contains(body, "1 memory matching") {
+		t.Error("the new words do not find the edited memory")
+	}
+	newPath := strings.Replace(h.Get("Location"), "?", "/edit?", 1)
+	newPath = newPath[:strings.Index(newPath, "?")]
+	if status, _, h := f.post(t, newPath, url.Values{"user_text": {"駅前の新しいラーメン屋で塩ラーメンを食べたよ"}, "reply_text": {"さっぱり系だね"}}); status != http.StatusSeeOther || !strings.Contains(h.Get("Location"), "done=unchanged") {
+		t.Errorf("the same texts again: %d %q", status, h.Get("Location"))
+	}
+	noExt, err := f.mem.Add(ctx, episode.Episode{User: haruka, UserText: "外部IDのない記憶", OccurredAt: now.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body, _ := f.post(t, personURL(haruka)+"/episodes/"+strconv.FormatInt(noExt[0], 10)+"/edit", url.Values{"user_text": {"変更"}}); status != 400 || !strings.Contains(body, "no external id") {
+		t.Errorf("editing a memory without an external id: %d", status)
+	}
+	ro := newFixture(t, inspect.Config{ReadOnly: true})
+	if status, _, _ := ro.post(t, personURL(haruka)+"/episodes/"+strconv.FormatInt(ro.ids["knee"], 10)+"/edit", url.Values{"user_text": {"変更"}}); status != http.StatusForbidden {
+		t.Errorf("a read-only inspector edits: %d", status)
 	}
 }

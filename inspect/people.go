@@ -70,6 +70,7 @@ type memory struct {
 	User, Reply      string // clipped
 	Clipped          bool
 	Detail, Delete   string // its detail page, its delete form's action
+	Edit             string // its edit form's action
 	Kind, Sens, Stat string
 }
 
@@ -83,7 +84,7 @@ func (h *Handler) memoryOf(e episode.Episode) memory {
 	m.Reply, cr = clip(e.ReplyText, clipRunes)
 	m.Clipped = cu || cr
 	base := h.personPath(e.User) + "/episodes/" + strconv.FormatInt(e.ID, 10)
-	m.Detail, m.Delete = base, base+"/delete"
+	m.Detail, m.Delete, m.Edit = base, base+"/delete", base+"/edit"
 	return m
 }
 
@@ -278,6 +279,40 @@ func (h *Handler) deleteEpisode(r *http.Request) (view, error) {
 	return view{redirect: back + doneDeleted}, nil
 }
 
+// editEpisode replaces one memory's texts as the API's PUT does
+// (Memory.Update, by its external id: the new version gets a new id, the old
+// one is erased) and goes to the new version's page. A memory without an
+// external id cannot be replaced so: its page says so.
+func (h *Handler) editEpisode(r *http.Request) (view, error) {
+	if err := h.refuseReadOnly("nothing is edited"); err != nil {
+		return view{}, err
+	}
+	user, e, err := h.episode(r)
+	if err != nil {
+		return view{}, err
+	}
+	if e.ExternalID == "" {
+		return view{}, badRequest("Memory %d has no external id: an edit replaces a memory by its external id, as the API's PUT does; delete it and store the new text instead.", e.ID)
+	}
+	ne := e
+	ne.ID, ne.UserText, ne.ReplyText = 0, r.PostFormValue("user_text"), r.PostFormValue("reply_text")
+	if strings.TrimSpace(ne.UserText) == "" && strings.TrimSpace(ne.ReplyText) == "" {
+		return view{}, badRequest("Write what the person said, or the reply: a memory holds a text.")
+	}
+	if ne.UserText == e.UserText && ne.ReplyText == e.ReplyText {
+		return view{redirect: h.personPath(user) + "/episodes/" + strconv.FormatInt(e.ID, 10) + "?done=" + doneUnchanged}, nil
+	}
+	ids, err := h.mem.Update(r.Context(), ne)
+	if errors.Is(err, episode.ErrTooLong) {
+		return view{}, badRequest("Too long: %v.", err)
+	}
+	if err != nil {
+		return view{}, err
+	}
+	return view{redirect: h.personPath(user) + "/episodes/" + strconv.FormatInt(ids[0], 10) + "?" +
+		url.Values{"done": {doneEdited}, "was": {strconv.FormatInt(e.ID, 10)}}.Encode()}, nil
+}
+
 // forget forgets a person, when the form's confirmation is their name.
 func (h *Handler) forget(r *http.Request) (view, error) {
 	if err := h.refuseReadOnly("nobody is forgotten"); err != nil {
@@ -306,6 +341,8 @@ const (
 	doneGone        = "gone"
 	doneForgot      = "forgot"
 	doneUnconfirmed = "unconfirmed"
+	doneEdited      = "edited"
+	doneUnchanged   = "unchanged"
 )
 
 // flash returns the message of the code q's done names, "" for none or an
@@ -330,6 +367,12 @@ func flash(q url.Values) string {
 		}
 	case doneUnconfirmed:
 		return "Not forgotten: type the person's name exactly as it is shown to confirm."
+	case doneEdited:
+		if id, ok := num("was"); ok {
+			return fmt.Sprintf("Edited: memory %d replaced by this one, its old text erased from the store's file.", id)
+		}
+	case doneUnchanged:
+		return "Not edited: the texts are as they were."
 	}
 	return ""
 }
