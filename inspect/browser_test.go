@@ -284,6 +284,21 @@ func TestBrowser(t *testing.T) {
 		t.Error("retrieval still returns the deleted memory")
 	}
 
+	// Replay a bot's request: pasted as JSON, it fills the form and runs.
+	step(t, b, "replay",
+		chromedp.Navigate(u("/ui/ask?"+url.Values{"user": {haruka}}.Encode())),
+		chromedp.WaitVisible(chromedp.ID("request")),
+		chromedp.SendKeys(chromedp.ID("request"), `{"text": "膝の調子どう？", "recent": [{"role": "user", "content": "走ってきた"}], "now": "2026-05-10T20:00:00+09:00", "inject_threshold": 0.99}`),
+		chromedp.Click(chromedp.CSS(`form.ask button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("verdict-h")),
+	)
+	if got := eval[string](t, b, `document.getElementById("text").value + "|" + document.getElementById("recent").value + "|" + document.getElementById("threshold").value`); got != "膝の調子どう？|user: 走ってきた|0.99" {
+		t.Errorf("the replayed request's fields: %q", got)
+	}
+	if got := eval[string](t, b, `document.getElementById("verdict-h").textContent`); got != "Nothing injected" {
+		t.Errorf("a replay at threshold 0.99: %q", got)
+	}
+
 	// Forget a person: the button waits for the name.
 	step(t, b, "open "+odd,
 		chromedp.Navigate(u(personURL(odd))),
@@ -297,11 +312,21 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`.forget button`)),
 		chromedp.WaitVisible(chromedp.CSS(`p.flash`)),
 	)
-	if got := eval[string](t, b, `document.querySelector("p.flash").textContent`); !strings.HasPrefix(got, "Forgot the person: 1 memories") {
+	if got := eval[string](t, b, `document.querySelector("p.flash").textContent`); !strings.HasPrefix(got, "Forgot the person: 1 memory and") {
 		t.Errorf("after forget: %q", got)
 	}
 	if n, err := f.mem.Store.Count(ctx, odd); err != nil || n != 0 {
 		t.Errorf("%s still has %d memories (%v)", odd, n, err)
+	}
+	// With a zone (-tz), the dates a page shows are that zone's.
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err == nil {
+		f.mem.Pack.Location = tokyo
+		step(t, b, "in Tokyo", chromedp.Navigate(u(personURL(haruka))), chromedp.WaitVisible(chromedp.CSS(`table.memories`)))
+		knee := now.AddDate(0, 0, -30).In(tokyo).Format("2006-01-02 15:04")
+		if !eval[bool](t, b, `document.querySelector("table.memories").innerText.includes("`+knee+`")`) {
+			t.Errorf("the person's page does not show %s, Tokyo's time of a memory", knee)
+		}
 	}
 	if errors.Is(context.Cause(b), context.Canceled) {
 		t.Error("the browser went away")

@@ -348,7 +348,7 @@ func TestForget(t *testing.T) {
 	if n, _ := f.mem.Store.Count(ctx, odd); status != http.StatusSeeOther || n != 0 {
 		t.Fatalf("forget: %d, %d memories left", status, n)
 	}
-	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Forgot the person: 1 memories") {
+	if _, body, _ := f.get(t, h.Get("Location")); !strings.Contains(body, "Forgot the person: 1 memory and") {
 		t.Errorf("forget is not reported")
 	}
 	if loc := h.Get("Location"); strings.Contains(loc, "50") || strings.Contains(loc, "off") {

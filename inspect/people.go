@@ -363,7 +363,7 @@ func flash(q url.Values) string {
 		}
 	case doneForgot:
 		if n, ok := num("n"); ok {
-			return fmt.Sprintf("Forgot the person: %d memories and the name erased.", n)
+			return fmt.Sprintf("Forgot the person: %s and the name erased.", count(int(n), "memory", "memories"))
 		}
 	case doneUnconfirmed:
 		return "Not forgotten: type the person's name exactly as it is shown to confirm."
