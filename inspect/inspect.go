@@ -46,6 +46,10 @@ const DefaultRequestTimeout = 30 * time.Second
 // PageSize is how many people or memories a page lists.
 const PageSize = 50
 
+// MaxSearchPages bounds how deep a person's search pages: 20 pages of 50,
+// best first, each page a search again.
+const MaxSearchPages = 20
+
 // cookieName holds a signed-in browser's session.
 const cookieName = "omoide_inspect"
 

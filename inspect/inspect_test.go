@@ -536,3 +536,79 @@ func TestEdit(t *testing.T) {
 		t.Errorf("a read-only inspector edits: %d", status)
 	}
 }
+
+// TestSearchPages: a search of more matches than a page pages them, best
+// first, each match once, and says which it shows.
+func TestSearchPages(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	var eps []episode.Episode
+	for i := range 120 {
+		eps = append(eps, episode.Episode{User: "rin", UserText: fmt.Sprintf("散歩%d日目、公園を歩いた", i), OccurredAt: now.Add(-time.Duration(i) * time.Hour)})
+	}
+	if _, err := f.mem.Add(ctx, eps...); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	next := personURL("rin") + "?" + url.Values{"q": {"公園"}}.Encode()
+	pages := 0
+	for next != "" && pages < 5 {
+		_, body, _ := f.get(t, next)
+		pages++
+		for _, m := range regexp.MustCompile(`散歩\d+日目`).FindAllString(body, -1) {
+			if seen[m] {
+				t.Errorf("%s on two pages", m)
+			}
+			seen[m] = true
+		}
+		next = ""
+		if m := regexp.MustCompile(`<a href="([^"]+)" rel="next">More matches`).FindStringSubmatch(body); m != nil {
+			next = strings.ReplaceAll(m[1], "&amp;", "&")
+		}
+		if pages == 2 && !strings.Contains(body, "Memories 51–100 matching") || pages == 2 && !strings.Contains(body, `rel="prev"`) {
+			t.Errorf("page 2 does not say which matches it shows, or has no way back")
+		}
+	}
+	if pages != 3 || len(seen) != 120 {
+		t.Errorf("%d pages, %d matches seen; want 3 and 120", pages, len(seen))
+	}
+	if status, _, _ := f.get(t, personURL("rin")+"?q=x&page=99"); status != 400 {
+		t.Errorf("page 99: %d", status)
+	}
+}
+
+// TestNewerPages: from an older page, "newer" leads back to the page before,
+// each memory where it was.
+func TestNewerPages(t *testing.T) {
+	f := newFixture(t, inspect.Config{})
+	var eps []episode.Episode
+	for i := range 120 {
+		eps = append(eps, episode.Episode{User: "rin", UserText: fmt.Sprintf("日記%03d", i), OccurredAt: now.Add(-time.Duration(i) * time.Hour)})
+	}
+	if _, err := f.mem.Add(ctx, eps...); err != nil {
+		t.Fatal(err)
+	}
+	entries := func(body string) string {
+		return strings.Join(regexp.MustCompile(`日記\d{3}`).FindAllString(body, -1), " ")
+	}
+	link := func(body, rel string) string {
+		m := regexp.MustCompile(`<a href="([^"]+)" rel="` + rel + `">`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return strings.ReplaceAll(m[1], "&amp;", "&")
+	}
+	_, p1, _ := f.get(t, personURL("rin"))
+	_, p2, _ := f.get(t, link(p1, "next"))
+	_, p3, _ := f.get(t, link(p2, "next"))
+	if link(p1, "prev") != "" || link(p2, "prev") == "" || link(p3, "next") != "" {
+		t.Fatalf("links: page 1 prev %q, page 2 prev %q, page 3 next %q", link(p1, "prev"), link(p2, "prev"), link(p3, "next"))
+	}
+	_, back2, _ := f.get(t, link(p3, "prev"))
+	_, back1, _ := f.get(t, link(back2, "prev"))
+	if entries(back2) != entries(p2) || entries(back1) != entries(p1) {
+		t.Errorf("newer from page 3 is not page 2, or from there not page 1")
+	}
+	if link(back1, "prev") != "" {
+		t.Error("the newest page, reached back, links to newer ones")
+	}
+}

@@ -51,6 +51,9 @@ type personView struct {
 	Memories []memory
 	Next     string // the next (older) page's URL
 	Newest   bool   // a later page: a link back to the newest
+	Prev     string // a search's page before
+	From0    int    // the first match's place on a search page (1, 51, ...)
+	To0      int    // the last's
 	// Kind, State, From and To narrow the page (their form's values: a
 	// kind's and a state's name, days in the inspector's zone); Kinds and
 	// States are the choices; FilterErr says what is wrong with one.
@@ -150,26 +153,87 @@ func (h *Handler) person(r *http.Request) (view, error) {
 		Ceiling: h.cfg.MaxSensitivity, Kinds: []string{"episode", "fact", "summary", "loop"}, States: []string{"raw", "validated", "consolidated", "archived"}}
 	var eps []episode.Episode
 	if v.Search != "" {
-		eps, err = h.mem.Store.Search(r.Context(), user, v.Search, h.cfg.MaxSensitivity, PageSize)
-	} else {
-		var after sqlite.Cursor
-		if c := q.Get("after"); c != "" {
-			if after, err = sqlite.ParseCursor(c); err != nil {
-				return view{}, badRequest("The page's cursor is not one this inspector wrote: %v.", err)
+		// Page p of the matches, best first: the first p pages read again
+		// (a search is one BM25 query; MaxSearchPages bounds the work).
+		p := 1
+		if ps := q.Get("page"); ps != "" {
+			if p, err = strconv.Atoi(ps); err != nil || p < 1 || p > MaxSearchPages {
+				return view{}, badRequest("%q is no page: a search shows pages 1 to %d.", ps, MaxSearchPages)
 			}
-			v.Newest = true
+		}
+		eps, err = h.mem.Store.Search(r.Context(), user, v.Search, h.cfg.MaxSensitivity, p*PageSize+1)
+		if err != nil {
+			return view{}, err
+		}
+		v.From0 = (p-1)*PageSize + 1
+		if len(eps) > p*PageSize {
+			eps = eps[:p*PageSize]
+			if p < MaxSearchPages {
+				v.Next = v.Path + "?" + url.Values{"q": {v.Search}, "page": {strconv.Itoa(p + 1)}}.Encode()
+			}
+		}
+		if p > 1 {
+			v.Prev = v.Path + "?" + url.Values{"q": {v.Search}, "page": {strconv.Itoa(p - 1)}}.Encode()
+		}
+		eps = eps[min(len(eps), (p-1)*PageSize):]
+		v.To0 = v.From0 + len(eps) - 1
+	} else {
+		cursor := func(k string) (sqlite.Cursor, bool, error) {
+			c := q.Get(k)
+			if c == "" {
+				return sqlite.Cursor{}, false, nil
+			}
+			cur, err := sqlite.ParseCursor(c)
+			if err != nil {
+				return cur, false, badRequest("The page's cursor is not one this inspector wrote: %v.", err)
+			}
+			return cur, true, nil
+		}
+		after, older, err := cursor("after")
+		if err != nil {
+			return view{}, err
+		}
+		before, newer, err := cursor("before")
+		if err != nil {
+			return view{}, err
 		}
 		f, keep, ferr := h.pageFilter(q, &v)
 		if ferr != "" {
 			v.FilterErr = ferr
 			return view{name: "person", data: v, status: http.StatusBadRequest}, nil
 		}
-		eps, err = h.mem.Store.NewestWhere(r.Context(), user, after, f, PageSize+1)
-		if len(eps) > PageSize {
-			eps = eps[:PageSize]
-			last := eps[len(eps)-1]
-			keep.Set("after", sqlite.Cursor{OccurredAt: last.OccurredAt, ID: last.ID}.String())
-			v.Next = v.Path + "?" + keep.Encode()
+		link := func(k string, e episode.Episode) string {
+			l := url.Values{}
+			for key, vals := range keep {
+				l[key] = vals
+			}
+			l.Set(k, sqlite.CursorOf(e).String())
+			return v.Path + "?" + l.Encode()
+		}
+		switch {
+		case newer: // the page before: the PageSize just newer than the cursor
+			if eps, err = h.mem.Store.NewerWhere(r.Context(), user, before, f, PageSize+1); err != nil {
+				return view{}, err
+			}
+			if len(eps) > PageSize {
+				eps = eps[1:] // the newest one read shows that more are newer
+				v.Prev = link("before", eps[0])
+			}
+			v.Newest = len(eps) > 0 && v.Prev != ""
+			if len(eps) > 0 {
+				v.Next = link("after", eps[len(eps)-1])
+			}
+		default:
+			if eps, err = h.mem.Store.NewestWhere(r.Context(), user, after, f, PageSize+1); err != nil {
+				return view{}, err
+			}
+			if len(eps) > PageSize {
+				eps = eps[:PageSize]
+				v.Next = link("after", eps[len(eps)-1])
+			}
+			if older && len(eps) > 0 {
+				v.Newest, v.Prev = true, link("before", eps[0])
+			}
 		}
 	}
 	if err != nil {

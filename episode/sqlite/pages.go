@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,6 +132,59 @@ func (s *Store) NewestWhere(ctx context.Context, user string, after Cursor, f Pa
 	if err != nil {
 		return nil, fmt.Errorf("episode store: newest of %q: %w", clipForError(user), err)
 	}
+	return out, nil
+}
+
+// newerSQL reads a page of NewerWhere: the walk up the same index from the
+// cursor, oldest first.
+const newerSQL = `SELECT ` + episodeColumns + ` FROM episodes
+	WHERE user = ? AND (occurred_at, id) > (?, ?) AND sensitivity <= ?
+	ORDER BY occurred_at ASC, id ASC LIMIT ?`
+
+// NewerWhere returns up to limit of the episodes f admits that come just
+// before cursor newest first (newer than it), themselves newest first: the
+// page before a page of NewestWhere, for a browser's "newer" link.
+func (s *Store) NewerWhere(ctx context.Context, user string, before Cursor, f PageFilter, limit int) ([]episode.Episode, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("episode store: newer of %q: limit %d, want at least 1", clipForError(user), limit)
+	}
+	if !utf8.ValidString(user) {
+		return nil, errors.New("episode store: newer: user is not valid UTF-8")
+	}
+	at, id := before.OccurredAt.Unix(), before.ID
+	if !f.Since.IsZero() && f.Since.Unix() > at {
+		at, id = f.Since.Unix(), 0 // (occurred_at, id) > (since, 0): from Since on
+	}
+	q, args := newerSQL, []any{user, at, id, int(f.MaxSensitivity)}
+	var and strings.Builder
+	if len(f.Kinds) > 0 {
+		and.WriteString(" AND kind IN (" + placeholders(len(f.Kinds)) + ")")
+		for _, k := range f.Kinds {
+			args = append(args, int(k))
+		}
+	}
+	if len(f.States) > 0 {
+		and.WriteString(" AND state IN (" + placeholders(len(f.States)) + ")")
+		for _, st := range f.States {
+			args = append(args, int(st))
+		}
+	}
+	if !f.Until.IsZero() {
+		and.WriteString(" AND occurred_at < ?")
+		args = append(args, f.Until.Unix())
+	}
+	if and.Len() > 0 {
+		q = strings.Replace(newerSQL, "ORDER BY", and.String()+" ORDER BY", 1)
+	}
+	rows, err := s.query(ctx, q, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: newer of %q: %w", clipForError(user), err)
+	}
+	out, err := scanEpisodes(rows)
+	if err != nil {
+		return nil, fmt.Errorf("episode store: newer of %q: %w", clipForError(user), err)
+	}
+	slices.Reverse(out)
 	return out, nil
 }
 

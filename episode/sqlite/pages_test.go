@@ -697,3 +697,30 @@ func TestNewestWhere(t *testing.T) {
 		t.Errorf("after f2, until hour 5: %q", texts(got))
 	}
 }
+
+// TestNewerWhere: the page before a page of NewestWhere, newest first, and
+// paging down then up comes back to the same episodes.
+func TestNewerWhere(t *testing.T) {
+	s := newStore(t)
+	var eps []episode.Episode
+	for i := range 7 {
+		eps = append(eps, ep("haruka", fmt.Sprintf("h%d", i), "", day.Add(time.Duration(i)*time.Hour)))
+	}
+	stored := addEpisodes(t, s, eps...)
+	first, _ := s.NewestWhere(ctx, "haruka", Cursor{}, PageFilter{}, 3)            // h6 h5 h4
+	second, _ := s.NewestWhere(ctx, "haruka", CursorOf(first[2]), PageFilter{}, 3) // h3 h2 h1
+	back, err := s.NewerWhere(ctx, "haruka", CursorOf(second[0]), PageFilter{}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(episodeIDs(back), episodeIDs(first)) {
+		t.Errorf("newer than h3: %v, want the first page %v", episodeIDs(back), episodeIDs(first))
+	}
+	// Only the closest ones when more are newer; filters as NewestWhere's.
+	if got, _ := s.NewerWhere(ctx, "haruka", CursorOf(stored[0]), PageFilter{}, 2); !slices.Equal(episodeIDs(got), []int64{stored[2].ID, stored[1].ID}) {
+		t.Errorf("the two just newer than h0: %v", episodeIDs(got))
+	}
+	if got, _ := s.NewerWhere(ctx, "haruka", CursorOf(stored[0]), PageFilter{Until: day.Add(2 * time.Hour)}, 5); !slices.Equal(episodeIDs(got), []int64{stored[1].ID}) {
+		t.Errorf("newer than h0 until hour 2: %v", episodeIDs(got))
+	}
+}
