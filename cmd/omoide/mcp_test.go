@@ -114,6 +114,20 @@ func TestMCPStdio(t *testing.T) {
 	if !strings.Contains(text, "[EPISODE_EVIDENCE]") || !strings.Contains(text, "麺屋こはく") {
 		t.Fatalf("recall's content: %q", text)
 	}
+	// Remember, then recall without recent turns: found at once.
+	_, d := tool(t, haruka, "remember", map[string]any{"user_text": "明日は歯医者の予約がある", "reply_text": "がんばってね", "id": "dentist"}, false)
+	if text, _ := tool(t, haruka, "recall", map[string]any{"message": "歯医者っていつだっけ"}, false); !strings.Contains(text, "歯医者の予約") {
+		t.Errorf("recall right after remember: %q", text)
+	}
+	// A retry by id a second later, occurred_at left to now: present.
+	time.Sleep(1100 * time.Millisecond)
+	if _, again := tool(t, haruka, "remember", map[string]any{"user_text": "明日は歯医者の予約がある", "reply_text": "がんばってね", "id": "dentist"}, false); again["stored"] != "present" || again["id"] != d["id"] {
+		t.Errorf("a retry by id: %v, want present as %v", again, d["id"])
+	}
+	// A private remember at the normal ceiling is refused, naming the flag.
+	if text, _ := tool(t, haruka, "remember", map[string]any{"user_text": "実は転職を考えている", "sensitivity": "private"}, true); !strings.Contains(text, "-max-request-sensitivity") {
+		t.Errorf("a private remember: %q", text)
+	}
 	kenta := launch("kenta")
 	if recalls(t, kenta, "この前のラーメン屋、なんて名前だっけ", id) {
 		t.Error("another person's process recalls haruka's memory")
