@@ -34,9 +34,39 @@ type StdioTransport struct {
 
 // Connect returns the connection over In and Out; it is called once.
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{in: bufio.NewReaderSize(t.In, 64<<10), out: t.Out, pending: map[string]bool{}, closed: make(chan struct{})}
+	c := &stdioConn{in: bufio.NewReaderSize(t.In, 64<<10), out: t.Out, pending: map[string]bool{}, closed: make(chan struct{}),
+		lines: make(chan lineRead)}
 	c.answered = sync.NewCond(&c.mu)
+	// The lines are read apart, so that Close (a signal, the server's end)
+	// unblocks a Read waiting for input that may never come.
+	go func() {
+		for {
+			line, err := c.line()
+			if errors.Is(err, io.EOF) && len(line) > 0 { // a last line without its newline, then the end
+				select {
+				case c.lines <- lineRead{line, nil}:
+				case <-c.closed:
+					return
+				}
+				line = nil
+			}
+			select {
+			case c.lines <- lineRead{line, err}:
+			case <-c.closed:
+				return
+			}
+			if err != nil && !errors.Is(err, errLineTooLong) {
+				return
+			}
+		}
+	}()
 	return c, nil
+}
+
+// lineRead is one line the reader read, or why it read none.
+type lineRead struct {
+	line []byte
+	err  error
 }
 
 type stdioConn struct {
@@ -49,6 +79,7 @@ type stdioConn struct {
 	done     bool
 	closed   chan struct{}
 	once     sync.Once
+	lines    chan lineRead // the reader's lines, in order
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -56,7 +87,16 @@ func (c *stdioConn) SessionID() string { return "" }
 // Read returns the next message; a bad line is answered and skipped.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		line, err := c.line()
+		var line []byte
+		var err error
+		select {
+		case r := <-c.lines:
+			line, err = r.line, r.err
+		case <-c.closed:
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		if errors.Is(err, io.EOF) && len(line) == 0 {
 			c.drain()
 			return nil, io.EOF

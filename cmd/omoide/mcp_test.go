@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -320,5 +322,50 @@ func TestMCPStdioBadLinesAndEOF(t *testing.T) {
 	code, list, _ := runCLI(t, "export", "-db", db, "-user", "はるか")
 	if code != 0 || !strings.Contains(list, "歯医者") {
 		t.Errorf("the remember before EOF is not stored: %d %q", code, list)
+	}
+}
+
+// TestMCPStdioInterrupt: an interrupt stops "omoide mcp" while its client
+// keeps stdin open and silent, as a terminal does.
+func TestMCPStdioInterrupt(t *testing.T) {
+	clearEnv(t)
+	bin := buildOmoide(t)
+	cmd := exec.Command(bin, "mcp", "-db", filepath.Join(t.TempDir(), "memory.db"), "-user", "はるか")
+	cmd.Env = append(os.Environ(), envToken+"=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "sh", "version": "1"}}}`+"\n")
+	first := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		first <- line
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case line := <-first:
+		if !strings.Contains(line, `"id":1`) {
+			t.Errorf("the answer to initialize: %q", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer to initialize")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("omoide mcp did not stop on an interrupt while stdin stayed open")
 	}
 }
