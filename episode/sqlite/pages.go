@@ -90,12 +90,6 @@ type PageFilter struct {
 // person's time index, Until starting it and Since ending it, the kinds and
 // states read on the way.
 func (s *Store) NewestWhere(ctx context.Context, user string, after Cursor, f PageFilter, limit int) ([]episode.Episode, error) {
-	if limit < 1 {
-		return nil, fmt.Errorf("episode store: newest of %q: limit %d, want at least 1", clipForError(user), limit)
-	}
-	if !utf8.ValidString(user) {
-		return nil, errors.New("episode store: newest: user is not valid UTF-8")
-	}
 	at, id := int64(math.MaxInt64), int64(math.MaxInt64) // above every episode
 	if after != (Cursor{}) {
 		at, id = after.OccurredAt.Unix(), after.ID
@@ -103,36 +97,7 @@ func (s *Store) NewestWhere(ctx context.Context, user string, after Cursor, f Pa
 	if !f.Until.IsZero() && f.Until.Unix() <= at {
 		at, id = f.Until.Unix(), 0 // (occurred_at, id) < (until, 0): before Until, ids being at least 1
 	}
-	q, args := newestSQL, []any{user, at, id, int(f.MaxSensitivity)}
-	if len(f.Kinds) > 0 || len(f.States) > 0 || !f.Since.IsZero() {
-		var and strings.Builder
-		if len(f.Kinds) > 0 {
-			and.WriteString(" AND kind IN (" + placeholders(len(f.Kinds)) + ")")
-			for _, k := range f.Kinds {
-				args = append(args, int(k))
-			}
-		}
-		if len(f.States) > 0 {
-			and.WriteString(" AND state IN (" + placeholders(len(f.States)) + ")")
-			for _, st := range f.States {
-				args = append(args, int(st))
-			}
-		}
-		if !f.Since.IsZero() {
-			and.WriteString(" AND occurred_at >= ?")
-			args = append(args, f.Since.Unix())
-		}
-		q = strings.Replace(newestSQL, "ORDER BY", and.String()+" ORDER BY", 1)
-	}
-	rows, err := s.query(ctx, q, append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("episode store: newest of %q: %w", clipForError(user), err)
-	}
-	out, err := scanEpisodes(rows)
-	if err != nil {
-		return nil, fmt.Errorf("episode store: newest of %q: %w", clipForError(user), err)
-	}
-	return out, nil
+	return s.page(ctx, "newest", newestSQL, user, at, id, f, " AND occurred_at >= ?", f.Since, limit)
 }
 
 // newerSQL reads a page of NewerWhere: the walk up the same index from the
@@ -145,17 +110,26 @@ const newerSQL = `SELECT ` + episodeColumns + ` FROM episodes
 // before cursor newest first (newer than it), themselves newest first: the
 // page before a page of NewestWhere, for a browser's "newer" link.
 func (s *Store) NewerWhere(ctx context.Context, user string, before Cursor, f PageFilter, limit int) ([]episode.Episode, error) {
-	if limit < 1 {
-		return nil, fmt.Errorf("episode store: newer of %q: limit %d, want at least 1", clipForError(user), limit)
-	}
-	if !utf8.ValidString(user) {
-		return nil, errors.New("episode store: newer: user is not valid UTF-8")
-	}
 	at, id := before.OccurredAt.Unix(), before.ID
 	if !f.Since.IsZero() && f.Since.Unix() > at {
 		at, id = f.Since.Unix(), 0 // (occurred_at, id) > (since, 0): from Since on
 	}
-	q, args := newerSQL, []any{user, at, id, int(f.MaxSensitivity)}
+	out, err := s.page(ctx, "newer", newerSQL, user, at, id, f, " AND occurred_at < ?", f.Until, limit)
+	slices.Reverse(out)
+	return out, err
+}
+
+// page reads one page of a walk (newestSQL, newerSQL) from (at, id) with
+// f's ceiling, kinds and states, and the walk's far end: bound with end,
+// when end is not zero (the cursor holds the near one).
+func (s *Store) page(ctx context.Context, what, walk, user string, at, id int64, f PageFilter, bound string, end time.Time, limit int) ([]episode.Episode, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("episode store: %s of %q: limit %d, want at least 1", what, clipForError(user), limit)
+	}
+	if !utf8.ValidString(user) {
+		return nil, fmt.Errorf("episode store: %s: user is not valid UTF-8", what)
+	}
+	args := []any{user, at, id, int(f.MaxSensitivity)}
 	var and strings.Builder
 	if len(f.Kinds) > 0 {
 		and.WriteString(" AND kind IN (" + placeholders(len(f.Kinds)) + ")")
@@ -169,22 +143,21 @@ func (s *Store) NewerWhere(ctx context.Context, user string, before Cursor, f Pa
 			args = append(args, int(st))
 		}
 	}
-	if !f.Until.IsZero() {
-		and.WriteString(" AND occurred_at < ?")
-		args = append(args, f.Until.Unix())
+	if !end.IsZero() {
+		and.WriteString(bound)
+		args = append(args, end.Unix())
 	}
 	if and.Len() > 0 {
-		q = strings.Replace(newerSQL, "ORDER BY", and.String()+" ORDER BY", 1)
+		walk = strings.Replace(walk, "ORDER BY", and.String()+" ORDER BY", 1)
 	}
-	rows, err := s.query(ctx, q, append(args, limit)...)
+	rows, err := s.query(ctx, walk, append(args, limit)...)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: newer of %q: %w", clipForError(user), err)
+		return nil, fmt.Errorf("episode store: %s of %q: %w", what, clipForError(user), err)
 	}
 	out, err := scanEpisodes(rows)
 	if err != nil {
-		return nil, fmt.Errorf("episode store: newer of %q: %w", clipForError(user), err)
+		return nil, fmt.Errorf("episode store: %s of %q: %w", what, clipForError(user), err)
 	}
-	slices.Reverse(out)
 	return out, nil
 }
 
