@@ -442,7 +442,7 @@ func TestReplay(t *testing.T) {
 	if _, body, _ := f.get(t, "/ui/ask?"+q.Encode()); strings.Contains(body, "Nothing injected") {
 		t.Errorf("at the preset's threshold nothing is injected: the replay's test says nothing")
 	}
-	for _, bad := range []string{`{"text": "x", "bogus": 1}`, `not json`, `{"text": 5}`} {
+	for _, bad := range []string{`{"text": "x", "bogus": 1}`, `not json`, `{"text": 5}`, `{"text": "a", "text": "b"}`, "{\"text\": \"caf\xe9\"}", `{"text": "a"} {"text": "b"}`} {
 		status, body, _ := f.get(t, "/ui/ask?"+url.Values{"user": {haruka}, "request": {bad}}.Encode())
 		if status != 400 || !strings.Contains(body, "This is no retrieve request") || strings.Contains(body, "What the model gets") {
 			t.Errorf("request %s: %d, want the request field's error and no retrieval", bad, status)
