@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,11 @@ type Episode struct {
 	ReplyText  string    `json:"reply_text"`
 	OccurredAt time.Time `json:"occurred_at"`
 	Source     string    `json:"source,omitempty"`
+	// Everyday reports that the episode is the person's ordinary chat
+	// (a line of the suite's everyday.jsonl, or of a suite over real
+	// chat), not one of their chosen memories: what a store cut to
+	// another size leaves out first (Suite.AtSize).
+	Everyday bool `json:"-"`
 }
 
 // Message is one turn of a query's context.
@@ -48,6 +54,9 @@ type Query struct {
 	// person minding; not needed, so no recall counts them.
 	Acceptable []string `json:"acceptable,omitempty"`
 	Category   string   `json:"category"`
+	// Conversation names the conversation the query is a turn of: its
+	// Context is that conversation's earlier turns. Empty: a turn alone.
+	Conversation string `json:"conversation,omitempty"`
 	// Ordinal is the query's 1-based position among its suite's queries
 	// (set by LoadSuite): query ids need not be unique (sui-ja-dev gives a
 	// context's every written reply the same id).
@@ -132,7 +141,9 @@ func EachInFile[T any](path string, fn func(T) error) error {
 }
 
 // Suite is a folder holding episodes.jsonl (or episodes.jsonl.gz) and,
-// optionally, queries.jsonl.
+// optionally, queries.jsonl, everyday.jsonl and suite.json; or a suite over
+// the texts of another file, whose folder holds only ids and labels
+// (TextsSuite).
 type Suite struct {
 	Name     string
 	Episodes []Episode
@@ -146,33 +157,135 @@ type Suite struct {
 	// the judged half are figures of people the fit never saw. Empty: the
 	// suite names no halves.
 	Judged []string
+	// Grow says what a person's store grows with beyond their own chat
+	// (AtSize's pad): GrowPeople (the default) or GrowHaystack.
+	Grow string
 }
 
-// SuiteFile is the name of a suite's optional description, beside its
-// episodes and queries: its name and its judged half.
-const SuiteFile = "suite.json"
+// The files of a suite's folder beside episodes.jsonl and queries.jsonl.
+const (
+	// SuiteFile describes the suite: its name, its judged half, what its
+	// stores grow with, and for a suite over another file's texts, which.
+	SuiteFile = "suite.json"
+	// EverydayFile holds the people's everyday chat around their chosen
+	// memories, in the episodes' format: their Everyday episodes.
+	EverydayFile = "everyday.jsonl"
+)
+
+// What a person's store grows with beyond their own chat (Suite.Grow).
+const (
+	// GrowPeople grows a store with the everyday chat of the suite's other
+	// people (Suite.Padding).
+	GrowPeople = "people"
+	// GrowHaystack grows it with real chat of the haystack of its language
+	// (for Japanese, RealPersonaChat's; ReadHaystack).
+	GrowHaystack = "haystack"
+)
 
 // suiteFile is the JSON of SuiteFile.
 type suiteFile struct {
 	Name   string   `json:"name"`   // the suite's name; default the folder's
 	Judged []string `json:"judged"` // the people of the judged half
+	Grow   string   `json:"grow"`   // GrowPeople (default) or GrowHaystack
+	// Texts, Offset: a suite over another file's texts (TextsSuite).
+	Texts  string `json:"texts"`  // that file, relative to the suite's folder
+	Offset string `json:"offset"` // the UTC offset its people live at, "+09:00"; default UTC
 }
 
 // InJudged reports whether q is in the suite's judged half (false when the
 // suite names no halves).
 func (s *Suite) InJudged(q Query) bool { return slices.Contains(s.Judged, q.User) }
 
-// LoadSuite reads the suite in dir.
+// LoadSuite reads the suite in dir: its episodes (everyday.jsonl's after
+// episodes.jsonl's, marked Everyday), queries and suite.json, or, when its
+// suite.json names texts, the suite over them (TextsSuite).
 func LoadSuite(dir string) (*Suite, error) {
-	s := &Suite{Name: baseName(dir)}
+	s := &Suite{Name: baseName(dir), Grow: GrowPeople}
+	f, err := readSuiteFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	if f.Name != "" {
+		s.Name = f.Name
+	}
+	s.Judged = f.Judged
+	if f.Grow != "" {
+		s.Grow = f.Grow
+	}
+	if f.Texts != "" {
+		err = s.loadTexts(dir, f)
+	} else {
+		err = s.loadFiles(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	people := map[string]bool{}
+	for i := range s.Queries {
+		s.Queries[i].Ordinal = i + 1
+		people[s.Queries[i].User] = true
+	}
+	for _, p := range s.Judged {
+		if !people[p] {
+			return nil, fmt.Errorf("dataset: %s/%s: judged person %q has no query", dir, SuiteFile, p)
+		}
+	}
+	return s, nil
+}
+
+// readSuiteFile reads dir's suite.json, strictly; none is an empty one.
+func readSuiteFile(dir string) (suiteFile, error) {
+	var f suiteFile
+	b, err := os.ReadFile(filepath.Join(dir, SuiteFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("dataset: %w", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("dataset: %s/%s: %w", dir, SuiteFile, err)
+	}
+	if f.Grow != "" && f.Grow != GrowPeople && f.Grow != GrowHaystack {
+		return f, fmt.Errorf("dataset: %s/%s: grow %q: want %q or %q", dir, SuiteFile, f.Grow, GrowPeople, GrowHaystack)
+	}
+	return f, nil
+}
+
+// loadFiles reads the episodes, everyday chat and queries of a suite's folder.
+func (s *Suite) loadFiles(dir string) error {
 	path := dir + "/episodes.jsonl"
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		path += ".gz"
 	}
 	var err error
 	if s.Episodes, err = ReadFile[Episode](path); err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return fmt.Errorf("dataset: %w", err)
 	}
+	if everyday := filepath.Join(dir, EverydayFile); fileExists(everyday) {
+		eps, err := ReadFile[Episode](everyday)
+		if err != nil {
+			return fmt.Errorf("dataset: %w", err)
+		}
+		for i := range eps {
+			eps[i].Everyday = true
+		}
+		s.Episodes = append(s.Episodes, eps...)
+	}
+	s.dedupe()
+	if qpath := dir + "/queries.jsonl"; fileExists(qpath) {
+		if s.Queries, err = ReadFile[Query](qpath); err != nil {
+			return fmt.Errorf("dataset: %w", err)
+		}
+	}
+	return nil
+}
+
+// dedupe leaves out the episodes whose (user, id) an earlier one holds,
+// counting them in Duplicates.
+func (s *Suite) dedupe() {
 	seen := make(map[[2]string]bool, len(s.Episodes))
 	s.Episodes = slices.DeleteFunc(s.Episodes, func(e Episode) bool {
 		k := [2]string{e.User, e.ID}
@@ -183,37 +296,11 @@ func LoadSuite(dir string) (*Suite, error) {
 		seen[k] = true
 		return false
 	})
-	if b, err := os.ReadFile(dir + "/" + SuiteFile); err == nil {
-		var f suiteFile
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("dataset: %s/%s: %w", dir, SuiteFile, err)
-		}
-		if f.Name != "" {
-			s.Name = f.Name
-		}
-		s.Judged = f.Judged
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("dataset: %w", err)
-	}
-	qpath := dir + "/queries.jsonl"
-	if _, err := os.Stat(qpath); err == nil {
-		if s.Queries, err = ReadFile[Query](qpath); err != nil {
-			return nil, fmt.Errorf("dataset: %w", err)
-		}
-		people := map[string]bool{}
-		for i := range s.Queries {
-			s.Queries[i].Ordinal = i + 1
-			people[s.Queries[i].User] = true
-		}
-		for _, p := range s.Judged {
-			if !people[p] {
-				return nil, fmt.Errorf("dataset: %s/%s: judged person %q has no query", dir, SuiteFile, p)
-			}
-		}
-	}
-	return s, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func baseName(dir string) string {
