@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -122,7 +123,8 @@ func (f *suiteFlags) embedderAndDistractors() (embed.Embedder, []episode.Episode
 }
 
 // suiteDirs returns the suite folders: every -suite, then every subfolder of
-// each -eval folder that has a queries.jsonl, in name order.
+// each -eval folder that has a queries.jsonl (or the labels of a suite over
+// another file's texts), in name order.
 func suiteDirs(suites, evalDirs []string) ([]string, error) {
 	dirs := slices.Clone(suites)
 	for _, evalDir := range evalDirs {
@@ -132,7 +134,7 @@ func suiteDirs(suites, evalDirs []string) ([]string, error) {
 		}
 		for _, e := range ents {
 			d := filepath.Join(evalDir, e.Name())
-			if _, err := os.Stat(filepath.Join(d, "queries.jsonl")); e.IsDir() && err == nil {
+			if e.IsDir() && (fileExists(filepath.Join(d, "queries.jsonl")) || fileExists(filepath.Join(d, dataset.LabelsFile))) {
 				dirs = append(dirs, d)
 			}
 		}
@@ -513,6 +515,7 @@ func byCategory(qs []dataset.Query, outs []outcome) map[string]quality {
 // suite.
 type evaluation struct {
 	f           suiteFlags
+	sizes       []storeSize // -sizes: each suite at each of them; none: as stored
 	dirs        []string
 	cfgs        []config
 	emb         embed.Embedder
@@ -520,6 +523,7 @@ type evaluation struct {
 	ranks       *rankWriter
 	tab         *table
 	results     []result
+	haystack    []dataset.Episode // -haystack's exchanges, read once for the suites that grow with them
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -554,14 +558,54 @@ func parseEval(args []string, stderr io.Writer) (*evaluation, error) {
 	e := &evaluation{tab: &table{header: []string{"suite", "category", "config", "n", "n0", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10",
 		"inject", "inj@top5", "false-inj", "deliv-R", "ev-prec", "inj/q", "agree", "p50 ms"}, left: 3}}
 	e.f.register(fs)
+	var sizes listFlag
+	fs.Var(&sizes, "sizes", "judge each suite with every person's store at these sizes: stored (as the suite holds it) or a number of exchanges, "+
+		"cut to it (their own everyday chat first) or grown to it with others' chat (the suite's other people's everyday chat, or -haystack's where its suite.json says grow haystack); e.g. stored,300,1000,3000 (comma list)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
 	var err error
+	if e.sizes, err = parseSizes(sizes); err != nil {
+		return nil, err
+	}
+	if len(e.sizes) > 0 && e.f.distractors > 0 {
+		return nil, fmt.Errorf("%w: -sizes and -distractors both size the stores: give one", errUsage)
+	}
+	if len(e.sizes) > 0 {
+		e.tab.header = slices.Insert(e.tab.header, 1, "size")
+		e.tab.left++
+	}
 	if e.dirs, err = suiteDirs(e.f.suites, e.f.evalDirs); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// storeSize is a size of -sizes: 0 is the suite's stores as they are.
+type storeSize int
+
+func (z storeSize) String() string {
+	if z == 0 {
+		return "stored"
+	}
+	return fmt.Sprint(int(z))
+}
+
+// parseSizes reads -sizes: "stored" or a positive number of exchanges each.
+func parseSizes(list []string) ([]storeSize, error) {
+	var out []storeSize
+	for _, v := range list {
+		if v == "stored" {
+			out = append(out, 0)
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%w: -sizes %q: want stored or a positive number of exchanges", errUsage, v)
+		}
+		out = append(out, storeSize(n))
+	}
+	return out, nil
 }
 
 // configure resolves the configurations (both presets by default, with
@@ -584,24 +628,58 @@ func (e *evaluation) configure(stderr io.Writer) error {
 	return err
 }
 
-// suite evaluates every configuration on the suite of dir and adds its rows.
+// suite evaluates every configuration on the suite of dir, at each -sizes
+// size (as stored without it), and adds its rows.
 func (e *evaluation) suite(ctx context.Context, dir string, stderr io.Writer) error {
 	start := time.Now()
-	s, err := loadSuite(dir, e.f.limit, e.f.seed, stderr)
+	full, err := loadSuite(dir, 0, e.f.seed, stderr)
 	if err != nil {
 		return err
 	}
-	if err := keepHalf(s, e.f.half); err != nil {
-		return err
+	sizes := e.sizes
+	if len(sizes) == 0 {
+		sizes = []storeSize{0}
 	}
-	fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(e.cfgs))
-	perCfg, err := e.measure(ctx, s, stderr)
-	if err != nil {
-		return err
+	for _, z := range sizes {
+		s, err := e.atSize(full, z, stderr)
+		if err != nil {
+			return err
+		}
+		s.Queries = slices.Clone(subsample(s.Queries, e.f.limit, e.f.seed)) // keepHalf deletes in place
+		if err := keepHalf(s, e.f.half); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d episodes, %d queries, %d configurations\n", s.Name, len(s.Episodes), len(s.Queries), len(e.cfgs))
+		perCfg, err := e.measure(ctx, s, stderr)
+		if err != nil {
+			return err
+		}
+		e.addRows(s, z, perCfg)
 	}
-	e.addRows(s, perCfg)
-	fmt.Fprintf(stderr, "  %s done in %v\n", s.Name, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stderr, "  %s done in %v\n", full.Name, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// atSize returns the suite with every person's store at size z (s itself
+// for 0), grown with what its suite.json says, and says what it made.
+func (e *evaluation) atSize(s *dataset.Suite, z storeSize, stderr io.Writer) (*dataset.Suite, error) {
+	if z == 0 {
+		c := *s
+		return &c, nil
+	}
+	pad := s.Padding()
+	if s.Grow == dataset.GrowHaystack {
+		if e.haystack == nil {
+			var err error
+			if e.haystack, err = dataset.ReadHaystack(e.f.haystack); err != nil {
+				return nil, fmt.Errorf("-haystack, which %s grows with: %w", s.Name, err)
+			}
+		}
+		pad = e.haystack
+	}
+	sized, rep := s.AtSize(int(z), pad, e.f.seed)
+	fmt.Fprintf(stderr, "%s at %v\n", s.Name, rep)
+	return sized, nil
 }
 
 // measure builds the suite's stores and returns each configuration's
@@ -661,14 +739,20 @@ func (e *evaluation) measureConfig(ctx context.Context, s *dataset.Suite, stores
 	return byCat, nil
 }
 
-// addRows adds the suite's rows to the table and its figures to the
-// results: by category, then by configuration.
-func (e *evaluation) addRows(s *dataset.Suite, perCfg []map[string]quality) {
+// addRows adds the suite's rows at size z to the table and its figures to
+// the results: by category, then by configuration.
+func (e *evaluation) addRows(s *dataset.Suite, z storeSize, perCfg []map[string]quality) {
 	for _, cat := range categories(s.Queries) {
 		for ci, c := range e.cfgs {
 			q := perCfg[ci][cat]
-			e.tab.add(evalRow(s.Name, cat, c.Label(), q)...)
-			e.results = append(e.results, result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q})
+			row := evalRow(s.Name, cat, c.Label(), q)
+			r := result{Suite: s.Name, Category: cat, Preset: c.Preset, Config: c.Label(), Metrics: q}
+			if len(e.sizes) > 0 {
+				row = slices.Insert(row, 1, z.String())
+				r.Size = z.String()
+			}
+			e.tab.add(row...)
+			e.results = append(e.results, r)
 		}
 	}
 }
@@ -695,14 +779,44 @@ func evalRow(suite, cat, label string, q quality) []string {
 	return append(row, fmt.Sprintf("%.2f", q.MeanInjected), f3(q.Agreement), fmt.Sprintf("%.2f", q.QueryP50))
 }
 
-// report prints the table and the summary line, closes the -ranks file and
+// bySize is the table of -sizes: each suite, size and configuration's
+// figures over all its queries, the agreement first.
+func (e *evaluation) bySize() *table {
+	t := &table{header: []string{"suite", "size", "config", "queries", "agree", "false-inj", "deliv-R", "R@1", "R@10", "inj/q"}, left: 3}
+	for _, r := range e.results {
+		if r.Category != "all" {
+			continue
+		}
+		q := r.Metrics.(quality)
+		row := []string{r.Suite, r.Size, r.Config, fmt.Sprint(q.Queries), f3(q.Agreement), "-", "-", "-", "-", fmt.Sprintf("%.2f", q.MeanInjected)}
+		if q.N0 > 0 {
+			row[5] = f3(q.FalseInject)
+		}
+		if q.N > 0 {
+			row[6], row[7], row[8] = f3(q.DeliveredRecall), f3(q.R1), f3(q.R10)
+		}
+		t.add(row...)
+	}
+	return t
+}
+
+// report prints the table (and with -sizes the table by size) and the summary line, closes the -ranks file and
 // writes the -json figures.
 func (e *evaluation) report(stdout io.Writer, start time.Time) error {
 	e.tab.write(stdout, e.f.md)
+	if len(e.sizes) > 0 {
+		fmt.Fprintln(stdout, "\nBy size, all queries:")
+		e.bySize().write(stdout, e.f.md)
+	}
 	fmt.Fprintf(stdout, "\n%d suites × %d configurations in %v (embedder %s, %d workers)\n", len(e.dirs), len(e.cfgs), time.Since(start).Round(time.Second), e.emb.Identity(), e.f.workers)
 	params := map[string]any{"suites": e.dirs, "configs": e.cfgs, "limit": e.f.limit, "seed": e.f.seed, "embedder": e.emb.Identity().String()}
 	if err := e.ranks.Close(); err != nil {
 		return err
 	}
 	return writeJSON(e.f.jsonPath, "eval", params, e.results)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -123,6 +123,7 @@ type report struct {
 // result is one configuration's figures (on one suite and category, in eval).
 type result struct {
 	Suite    string `json:"suite,omitempty"`
+	Size     string `json:"size,omitempty"` // eval -sizes: the stores' size, "stored" or a number of exchanges
 	Category string `json:"category,omitempty"`
 	Preset   string `json:"preset,omitempty"`
 	Config   string `json:"config,omitempty"`
