@@ -513,30 +513,55 @@ func TestEvalMeaning(t *testing.T) {
 	}
 }
 
-// TestChatAgreementFloor runs the default preset on the chat suite's judged
-// half (testdata/chat) and holds every language above the agreement and
-// below the false injects the issue that wrote it started from (docs/quality.md,
-// "Everyday chat": 0.49–0.60 agreement, 0.11–0.35 false injects), with a
-// margin: a change that makes everyday chat worse than before fails here.
+// chatFloors are the judged half's agreement floor and false-inject
+// ceiling by suite, at the stored size: today's default (docs/quality.md,
+// "A person's memory at its real size": agreement 0.29–0.43, false injects
+// 0.49–0.66 on the chat suite, 0.20 and 0.80 on real chat) with a margin of
+// about 0.05, so that a change that makes everyday chat worse fails here.
+var chatFloors = map[string]struct{ agree, falseInject float64 }{
+	"chat-en": {0.25, 0.72}, "chat-ja": {0.33, 0.70}, "chat-ko": {0.37, 0.55}, "chat-zh": {0.35, 0.67},
+	"realchat-ja": {0.15, 0.85},
+}
+
+// TestChatAgreementFloor runs the default preset on the judged half of the
+// chat suite (testdata/chat) and of real chat (testdata/realchat, when its
+// texts are beside the repository, as in CI) at their stored sizes, and
+// holds every suite above its agreement floor and below its false-inject
+// ceiling (chatFloors).
 func TestChatAgreementFloor(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "chat.json")
-	runBench(t, "eval", "-eval", filepath.Join("..", "..", "testdata", "chat"), "-preset", "default", "-half", "judged", "-json", jsonPath)
+	args := []string{"eval", "-eval", filepath.Join("..", "..", "testdata", "chat"), "-preset", "default", "-half", "judged", "-json", jsonPath}
+	want := 5
+	if _, err := dataset.LoadSuite(filepath.Join("..", "..", "testdata", "realchat")); err == nil {
+		args = append(args, "-suite", filepath.Join("..", "..", "testdata", "realchat"))
+	} else if os.Getenv("CI") != "" {
+		t.Fatalf("real chat: %v", err)
+	} else {
+		t.Logf("real chat left out: %v", err)
+		want = 4
+	}
+	runBench(t, args...)
 	r := readReport(t, jsonPath)
-	langs := 0
+	seen := 0
 	for _, res := range r.Results {
 		if res.Category != "all" {
 			continue
 		}
-		langs++
-		m := res.Metrics.(map[string]any)
-		if a := m["agreement"].(float64); a < 0.48 {
-			t.Errorf("%s: agreement %.3f, below 0.48", res.Suite, a)
+		seen++
+		floor, ok := chatFloors[res.Suite]
+		if !ok {
+			t.Errorf("%s: no floor", res.Suite)
+			continue
 		}
-		if f := m["false_inject_rate"].(float64); f > 0.30 {
-			t.Errorf("%s: false injects %.3f, above 0.30", res.Suite, f)
+		m := res.Metrics.(map[string]any)
+		if a := m["agreement"].(float64); a < floor.agree {
+			t.Errorf("%s: agreement %.3f, below %.2f", res.Suite, a, floor.agree)
+		}
+		if f := m["false_inject_rate"].(float64); f > floor.falseInject {
+			t.Errorf("%s: false injects %.3f, above %.2f", res.Suite, f, floor.falseInject)
 		}
 	}
-	if langs != 4 {
-		t.Fatalf("%d languages measured, want 4", langs)
+	if seen != want {
+		t.Fatalf("%d suites measured, want %d", seen, want)
 	}
 }
