@@ -629,7 +629,8 @@ func (e *evaluation) configure(stderr io.Writer) error {
 }
 
 // suite evaluates every configuration on the suite of dir, at each -sizes
-// size (as stored without it), and adds its rows.
+// size (as stored without it), and adds its rows. The haystack is read,
+// once, only when a store must grow with it.
 func (e *evaluation) suite(ctx context.Context, dir string, stderr io.Writer) error {
 	start := time.Now()
 	full, err := loadSuite(dir, 0, e.f.seed, stderr)
@@ -660,6 +661,21 @@ func (e *evaluation) suite(ctx context.Context, dir string, stderr io.Writer) er
 	return nil
 }
 
+// smallest returns the number of episodes of the suite's smallest store.
+func smallest(s *dataset.Suite) int {
+	n := map[string]int{}
+	for _, e := range s.Episodes {
+		n[e.User]++
+	}
+	least := -1
+	for _, c := range n {
+		if least < 0 || c < least {
+			least = c
+		}
+	}
+	return least
+}
+
 // atSize returns the suite with every person's store at size z (s itself
 // for 0), grown with what its suite.json says, and says what it made.
 func (e *evaluation) atSize(s *dataset.Suite, z storeSize, stderr io.Writer) (*dataset.Suite, error) {
@@ -668,7 +684,7 @@ func (e *evaluation) atSize(s *dataset.Suite, z storeSize, stderr io.Writer) (*d
 		return &c, nil
 	}
 	pad := s.Padding()
-	if s.Grow == dataset.GrowHaystack {
+	if s.Grow == dataset.GrowHaystack && smallest(s) < int(z) {
 		if e.haystack == nil {
 			var err error
 			if e.haystack, err = dataset.ReadHaystack(e.f.haystack); err != nil {

@@ -92,6 +92,15 @@ func TestEvalSizes(t *testing.T) {
 	if len(n) != 3 || n["stored"] == 0 || n["20"] != n["stored"] || n["150"] != n["stored"] {
 		t.Fatalf("queries by size %v: want the same queries at stored, 20 and 150", n)
 	}
+	// A suite that grows with the haystack reads it only to grow.
+	os.WriteFile(filepath.Join(dir, dataset.SuiteFile), []byte(`{"grow": "haystack"}`), 0o644)
+	missing := filepath.Join(t.TempDir(), "none.jsonl.gz")
+	if code, _, errOut := benchStatus(t, "eval", "-suite", dir, "-preset", "default", "-sizes", "20", "-haystack", missing); code != 0 {
+		t.Fatalf("a cut read the haystack: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := benchStatus(t, "eval", "-suite", dir, "-preset", "default", "-sizes", "150", "-haystack", missing); code == 0 || !strings.Contains(errOut, "-haystack, which") {
+		t.Fatalf("growth without the haystack: exit %d: %s", code, errOut)
+	}
 	for _, bad := range [][]string{{"-sizes", "0"}, {"-sizes", "big"}, {"-sizes", "300", "-distractors", "5"}} {
 		if code, _, errOut := benchStatus(t, append([]string{"eval", "-suite", dir}, bad...)...); code != 2 || !strings.Contains(errOut, bad[1]) && !strings.Contains(errOut, "-distractors") {
 			t.Errorf("%v: exit %d, %s", bad, code, errOut)
