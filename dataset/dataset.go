@@ -143,7 +143,7 @@ func EachInFile[T any](path string, fn func(T) error) error {
 // Suite is a folder holding episodes.jsonl (or episodes.jsonl.gz) and,
 // optionally, queries.jsonl, everyday.jsonl and suite.json; or a suite over
 // the texts of another file, whose folder holds only ids and labels
-// (TextsSuite).
+// (StoresFile, LabelsFile).
 type Suite struct {
 	Name     string
 	Episodes []Episode
@@ -187,7 +187,7 @@ type suiteFile struct {
 	Name   string   `json:"name"`   // the suite's name; default the folder's
 	Judged []string `json:"judged"` // the people of the judged half
 	Grow   string   `json:"grow"`   // GrowPeople (default) or GrowHaystack
-	// Texts, Offset: a suite over another file's texts (TextsSuite).
+	// Texts, Offset: a suite over another file's texts (StoresFile, LabelsFile).
 	Texts  string `json:"texts"`  // that file, relative to the suite's folder
 	Offset string `json:"offset"` // the UTC offset its people live at, "+09:00"; default UTC
 }
@@ -198,7 +198,7 @@ func (s *Suite) InJudged(q Query) bool { return slices.Contains(s.Judged, q.User
 
 // LoadSuite reads the suite in dir: its episodes (everyday.jsonl's after
 // episodes.jsonl's, marked Everyday), queries and suite.json, or, when its
-// suite.json names texts, the suite over them (TextsSuite).
+// suite.json names texts, the suite over them (StoresFile, LabelsFile).
 func LoadSuite(dir string) (*Suite, error) {
 	s := &Suite{Name: baseName(dir), Grow: GrowPeople}
 	f, err := readSuiteFile(dir)

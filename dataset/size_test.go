@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -97,9 +99,13 @@ func TestAtSizeGrows(t *testing.T) {
 	}
 	dup := s.Episodes[5] // a's own everyday text, under another person
 	dup.User, dup.ID = "c", "c-1"
-	pad = append(pad, dup)
-	grown, rep := s.AtSize(30, pad, 1)
-	if rep.Grown != 2 || rep.Added != 14 || rep.Short != 0 {
+	later := Episode{ID: "a-later", User: "a", UserText: "a, after every turn", OccurredAt: s.Episodes[0].OccurredAt.AddDate(1, 0, 0)}
+	pad = append(pad, dup, later) // a's own exchange the store does not hold: their future, never padding
+	for i := range 5 {            // a's store at 48 takes all 25 others' exchanges but c-1, and would take the later one
+		pad = append(pad, Episode{ID: fmt.Sprintf("c-%d", i+2), User: "c", UserText: fmt.Sprint("c ", i)})
+	}
+	grown, rep := s.AtSize(48, pad, 1)
+	if rep.Grown != 2 || rep.Added != 2*(48-23) || rep.Short != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 	var first, last time.Time
@@ -117,7 +123,7 @@ func TestAtSizeGrows(t *testing.T) {
 			continue
 		}
 		n++
-		if strings.HasPrefix(e.ID, GrownPrefix+"a-") || e.ID == GrownPrefix+"c-1" {
+		if strings.HasPrefix(e.ID, GrownPrefix+"a-") || e.ID == GrownPrefix+"c-1" || e.ID == GrownPrefix+"a-later" {
 			t.Errorf("a's store grew with %s: their own text", e.ID)
 		}
 		if e.OccurredAt.Before(first) || e.OccurredAt.After(last) {
@@ -127,10 +133,10 @@ func TestAtSizeGrows(t *testing.T) {
 			t.Errorf("%s is not everyday", e.ID)
 		}
 	}
-	if n != 7 {
-		t.Fatalf("a grew by %d, want 7", n)
+	if n != 48-23 {
+		t.Fatalf("a grew by %d, want %d", n, 48-23)
 	}
-	bigger, _ := s.AtSize(33, pad, 1)
+	bigger, _ := s.AtSize(49, pad, 1)
 	for _, id := range ids(grown.Episodes, "a") {
 		if !slices.Contains(ids(bigger.Episodes, "a"), id) {
 			t.Errorf("%s at 30 is not at 33: growth does not nest", id)
@@ -138,12 +144,23 @@ func TestAtSizeGrows(t *testing.T) {
 	}
 	_, rep = s.AtSize(100, pad, 1)
 	if rep.Short != 2 {
-		t.Fatalf("padding of 40 for 77 more each: short %d, want 2", rep.Short)
+		t.Fatalf("padding of 46 for 77 more each: short %d, want 2", rep.Short)
 	}
 }
 
-func TestHeldBack(t *testing.T) {
+// TestReadHaystack: a haystack's held-back speakers and exchanges without
+// text never pad a store.
+func TestReadHaystack(t *testing.T) {
 	if !HeldBack("rpc-DU") || !HeldBack("rpc-GI") || HeldBack("rpc-AW") || len(heldBack) != 12 {
 		t.Fatal("held-back speakers")
+	}
+	path := filepath.Join(t.TempDir(), "hay.jsonl")
+	os.WriteFile(path, []byte(`{"id": "rpc:1:0", "user": "rpc-AW", "user_text": "こんにちは", "reply_text": "", "occurred_at": "2022-08-01T12:00:00Z"}
+{"id": "rpc:2:0", "user": "rpc-DU", "user_text": "こんにちは", "reply_text": "", "occurred_at": "2022-08-01T12:00:00Z"}
+{"id": "rpc:3:0", "user": "rpc-AA", "user_text": " ", "reply_text": "", "occurred_at": "2022-08-01T12:00:00Z"}
+`), 0o644)
+	eps, err := ReadHaystack(path)
+	if err != nil || len(eps) != 1 || eps[0].User != "rpc-AW" {
+		t.Fatalf("haystack %+v, %v: want rpc-AW's exchange alone", eps, err)
 	}
 }

@@ -816,8 +816,8 @@ func (e *evaluation) bySize() *table {
 	return t
 }
 
-// report prints the table (and with -sizes the table by size) and the summary line, closes the -ranks file and
-// writes the -json figures.
+// report prints the table (and with -sizes the table by size) and the
+// summary line, closes the -ranks file and writes the -json figures.
 func (e *evaluation) report(stdout io.Writer, start time.Time) error {
 	e.tab.write(stdout, e.f.md)
 	if len(e.sizes) > 0 {
