@@ -229,6 +229,12 @@ func findCue(s string) (at int, cue string, ok bool) {
 	return 0, "", false
 }
 
+// IsSmallTalk reports whether s, a text as timeexpr.Normalize gives it, is
+// nothing but small-talk phrases, fillers and repeated characters: no cue
+// or time expression is looked for (NeedsMemory's other steps). For a
+// caller that has normalized the text already (package salience).
+func IsSmallTalk(normalized string) bool { return isSmallTalk(normalized) }
+
 // isSmallTalk reports whether normalized s is nothing but small-talk phrases,
 // fillers, repeated characters and stripped characters.
 func isSmallTalk(s string) bool {

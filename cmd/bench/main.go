@@ -55,6 +55,7 @@ var program = cli.Program{Name: "bench", Noun: "mode", Commands: []cli.Command{
 	{Name: "eval", Summary: "ranking metrics and inject decisions on evaluation suites", Run: runEval},
 	{Name: "tune", Summary: "sweep the rerank thresholds (and weights) offline, with a plot", Run: runTune},
 	{Name: "paraphrase", Summary: "write a labelled suite of questions in other words (and siblings) over the haystack's exchanges, for bench train", Run: runParaphrase},
+	{Name: "salience", Summary: "fit the salience model (what an exchange is worth remembering) on the suites' ratings, report on the judged halves", Run: runSalience},
 	{Name: "train", Summary: "fit the relevance model of the inject decision on the suites, report on a held-back half", Run: runTrain},
 	{Name: "load", Summary: "a live omoide serve under concurrent clients, reads and writes: throughput, p50/p99/max per kind, errors", Run: runLoad},
 	{Name: "cluster", Summary: "N nodes behind the proxy on loopback: writes, retrievals against one node, a node added, a restore", Run: runCluster},
